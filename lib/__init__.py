@@ -1,0 +1,1 @@
+"""The course library. See the chapter named in each module docstring."""
