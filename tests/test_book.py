@@ -1,0 +1,78 @@
+"""The book itself: the table of contents and the strictness of the build.
+
+The full strict build (`jupyter-book build . -W -n --keep-going`) runs as part of
+`make test`; these tests check the properties it relies on.
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [entry["file"] for entry in part["chapters"]]
+    return files
+
+
+def test_toc_lists_only_pages_that_exist():
+    for name in toc_files():
+        if name.startswith("_generated/"):
+            continue  # written by `make book` (released exercises)
+        assert any((ROOT / f"{name}{ext}").exists() for ext in (".md", ".ipynb")), name
+
+
+def test_every_chapter_is_in_the_toc_in_order():
+    listed = [f for f in toc_files() if f.startswith("chapters/")]
+    on_disk = sorted(f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.md"))
+    assert listed == on_disk
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "chapters").glob("*.md")), ids=lambda p: p.stem)
+def test_chapter_is_a_myst_notebook_without_outputs(page):
+    text = page.read_text()
+    assert text.startswith("---\njupytext:"), "chapters start with the jupytext header"
+    assert "format_name: myst" in text
+    assert re.search(r"^\(ch-[a-z0-9-]+\)=\n# ", text, re.M), "a chapter label before the title"
+    assert ":tags: [remove-cell]" in text, "hidden assertion cells check the numbers"
+
+
+def build(book, *extra):
+    cmd = [str(BIN / "jupyter-book"), "build", str(book), "-W", "-n", "--keep-going", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def mini_book(tmp_path, cell):
+    for item in ["_config.yml", "references.bib", "logo.svg", "lib"]:
+        (tmp_path / item).symlink_to(ROOT / item)
+    (tmp_path / "chapters").mkdir()
+    header = (ROOT / "chapters" / "01_bayesian_learning.md").read_text().split("---", 2)[1]
+    (tmp_path / "chapters" / "99_test.md").write_text(
+        f"---{header}---\n\n(ch-test)=\n# Test\n\n```{{code-cell}} ipython3\n{cell}\n```\n"
+    )
+    (tmp_path / "intro.md").write_text("# Test book\n\n```{bibliography}\n:all:\n```\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nparts:\n  - caption: Chapters\n    chapters:\n"
+        "      - file: chapters/99_test\n"
+    )
+    return tmp_path
+
+
+def test_a_failing_cell_fails_the_strict_build(tmp_path):
+    result = build(mini_book(tmp_path, "assert 0.8 == 0.9, 'seed number changed'"))
+    assert result.returncode != 0
+    assert "seed number changed" in result.stdout + result.stderr
+
+
+def test_the_same_book_builds_when_the_cell_passes(tmp_path):
+    result = build(mini_book(tmp_path, "assert 0.8 == 0.8"))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (tmp_path / "_build" / "html" / "chapters" / "99_test.html").exists()
