@@ -14,7 +14,7 @@ STAMP   := $(VENV)/.installed
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book prepare notebooks test unit nbval chapter serve clean bench
+.PHONY: help install book prepare notebooks test unit nbval browser browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
@@ -51,12 +51,24 @@ notebooks: $(STAMP)
 	done
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q --ignore=tests/browser
+
+# Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
+browser-assets:
+	@if command -v npm >/dev/null; then \
+	  mkdir -p $(BUILD)/npm && cp tests/browser/package.json $(BUILD)/npm/ && \
+	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the browser tests will be skipped (CI installs it)"; fi
+
+# Chromium (Debian's) on the built site, and a Binder-like JupyterLab session.
+browser: browser-assets
+	@test -f $(BUILD)/html/index.html || $(MAKE) book
+	BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm $(BIN)/python -m pytest tests/browser -q
 
 nbval: notebooks
 	$(BIN)/python -m pytest -q --nbval-lax -p no:cacheprovider $(BUILD)/notebooks
 
-test: unit book nbval
+test: unit book nbval browser
 
 # One chapter alone: a strict mini-book with only that page, then nbval on it.
 chapter: $(STAMP)
