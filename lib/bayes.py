@@ -1,0 +1,583 @@
+"""Bayesian learning over a finite set of hypotheses.
+
+Chapter 1 ("Bayesian learning") is built on this module: Bayes' theorem in log space
+(:func:`posterior`), a learner that updates a prior over hypotheses one observation at a
+time (:class:`DiscreteBayesLearner`), the five candy bags of the textbook example
+(:func:`candy_learner`), the Bayes optimal classifier and the Gibbs algorithm
+(:func:`bayes_optimal_classify`, :func:`gibbs_classify`, :func:`simulate_gibbs_vs_bayes`)
+and the chapter's plotting functions, each returning a matplotlib ``Figure``.
+
+Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypotheses are
+1-D arrays of length ``H``; the last axis of every array is the hypothesis axis.
+"""
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from scipy.special import logsumexp
+
+__all__ = [
+    "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
+    "simulate_gibbs_vs_bayes", "interval_concepts",
+    "CANDY_BAGS", "CANDY_LIME", "CANDY_PRIOR", "CANDY_PRIORS", "candy_learner",
+    "candy_posterior_table", "plot_candy_posteriors", "plot_candy_experiment",
+    "plot_gibbs_vs_bayes",
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _as_probabilities(values, name, *, sums_to_one=False, at_most_one=False):
+    """Return ``values`` as a float array after checking that they are probabilities."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of numbers: {err}") from None
+    if arr.ndim == 0 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty array, got {values!r}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains an infinite value")
+    if (arr < 0).any():
+        raise ValueError(f"{name} contains a negative probability: {arr.min():g}")
+    if at_most_one and (arr > 1 + 1e-12).any():
+        raise ValueError(f"{name} contains a probability greater than 1: {arr.max():g}")
+    if sums_to_one and not np.allclose(arr.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
+        raise ValueError(f"{name} must sum to 1 over hypotheses, sums to {arr.sum(axis=-1)}")
+    return arr
+
+
+def _normalise_log(log_joint, what="the data"):
+    """Normalise unnormalised log posteriors along the last axis (rows may be stacked)."""
+    log_evidence = logsumexp(log_joint, axis=-1, keepdims=True)
+    impossible = ~np.isfinite(log_evidence[..., 0])
+    if impossible.any():
+        where = "" if log_joint.ndim == 1 else f" (first at row {np.flatnonzero(impossible)[0]})"
+        raise ValueError(f"{what} is impossible under every hypothesis with nonzero prior: "
+                         f"the posterior is undefined{where}")
+    return np.exp(log_joint - log_evidence)
+
+
+# ------------------------------------------------------------------- Bayes' theorem
+def posterior(prior, likelihood):
+    """Posterior ``P(h | d)`` over a finite set of hypotheses, by Bayes' theorem in log space.
+
+    Computes ``P(h | d) = P(d | h) P(h) / sum_h' P(d | h') P(h')``. The products are
+    done as sums of logarithms and normalised with ``logsumexp``, so long data sets
+    (tiny likelihoods) do not underflow.
+
+    Used in: Chapter 1, section "Bayes' theorem".
+
+    Parameters
+    ----------
+    prior : array_like, shape (H,)
+        Prior probabilities ``P(h)``; non-negative, summing to one.
+    likelihood : array_like, shape (H,) or (N, H)
+        ``P(d | h)`` for each hypothesis. A 2-D array holds one row per observation
+        of i.i.d. data; the rows are multiplied (added in log space).
+
+    Returns
+    -------
+    numpy.ndarray, shape (H,)
+        The normalised posterior.
+
+    Raises
+    ------
+    ValueError
+        Negative, NaN or infinite numbers, a prior that does not sum to one, a
+        likelihood of the wrong length, or data impossible under every hypothesis.
+
+    Examples
+    --------
+    Three lime candies with the textbook's five bags:
+
+    >>> post = posterior(CANDY_PRIOR, CANDY_LIME ** 3)
+    >>> post.round(4)
+    array([0.    , 0.0132, 0.2105, 0.3553, 0.4211])
+    """
+    prior = _as_probabilities(prior, "prior", sums_to_one=True)
+    likelihood = _as_probabilities(likelihood, "likelihood")
+    if prior.ndim != 1:
+        raise ValueError(f"prior must be 1-D (one entry per hypothesis), got shape {prior.shape}")
+    if likelihood.ndim > 2 or likelihood.shape[-1] != prior.size:
+        raise ValueError(f"likelihood must have shape ({prior.size},) or (N, {prior.size}) "
+                         f"to match the prior, got {likelihood.shape}")
+    with np.errstate(divide="ignore"):
+        log_joint = np.log(prior) + np.log(likelihood).reshape(-1, prior.size).sum(axis=0)
+    return _normalise_log(log_joint)
+
+
+class DiscreteBayesLearner:
+    """Bayesian learning with finitely many hypotheses and i.i.d. discrete observations.
+
+    Each hypothesis ``h`` is a probability distribution over a finite set of outcomes;
+    observations are independent given ``h``. The learner turns a sequence of outcomes
+    into posteriors (Bayes' theorem), a Bayesian prediction for the next outcome
+    (theorem of total probability), and the MAP and ML hypotheses.
+
+    Used in: Chapter 1, sections "The candy bags", "MAP and ML hypotheses" and
+    "An interactive candy bag".
+
+    Parameters
+    ----------
+    prior : array_like, shape (H,)
+        ``P(h)``, non-negative, summing to one.
+    likelihood : dict
+        Maps each outcome to an array of shape (H,) holding ``P(outcome | h)`` for every
+        hypothesis. For every hypothesis the probabilities of all outcomes sum to one.
+
+    Examples
+    --------
+    >>> learner = DiscreteBayesLearner([0.5, 0.5], {"H": [0.5, 0.9], "T": [0.5, 0.1]})
+    >>> learner.posterior_path(["H", "H"]).round(3)
+    array([[0.5  , 0.5  ],
+           [0.357, 0.643],
+           [0.236, 0.764]])
+    >>> round(learner.predictive(["H", "H"])["H"], 4)
+    0.8057
+    """
+
+    def __init__(self, prior, likelihood):
+        self.prior = _as_probabilities(prior, "prior", sums_to_one=True)
+        if self.prior.ndim != 1:
+            raise ValueError(f"prior must be 1-D, got shape {self.prior.shape}")
+        if not isinstance(likelihood, dict) or not likelihood:
+            raise TypeError("likelihood must be a non-empty dict outcome -> array of P(outcome | h)")
+        self.outcomes = tuple(likelihood)
+        rows = []
+        for outcome, probs in likelihood.items():
+            probs = _as_probabilities(probs, f"likelihood[{outcome!r}]", at_most_one=True)
+            if probs.shape != self.prior.shape:
+                raise ValueError(f"likelihood[{outcome!r}] has shape {probs.shape}, "
+                                 f"expected {self.prior.shape} (one entry per hypothesis)")
+            rows.append(probs)
+        #: ``table[k, h] = P(outcomes[k] | h)``, shape (K, H)
+        self.table = np.vstack(rows)
+        totals = self.table.sum(axis=0)
+        if not np.allclose(totals, 1.0, rtol=0, atol=1e-9):
+            bad = int(np.flatnonzero(~np.isclose(totals, 1.0, rtol=0, atol=1e-9))[0])
+            raise ValueError(f"P(outcome | h) must sum to 1 over outcomes for every hypothesis; "
+                             f"hypothesis {bad} sums to {totals[bad]:g}")
+        self._index = {outcome: k for k, outcome in enumerate(self.outcomes)}
+
+    # -- helpers ------------------------------------------------------------------
+    def _codes(self, data):
+        """Outcome indices of ``data`` (a sequence of outcomes)."""
+        if isinstance(data, (str, bytes)):
+            data = [data]
+        try:
+            return np.array([self._index[d] for d in data], dtype=int)
+        except KeyError as err:
+            raise ValueError(f"outcome {err.args[0]!r} is not in the likelihood "
+                             f"(known outcomes: {list(self.outcomes)})") from None
+        except TypeError as err:
+            raise ValueError(f"unhashable outcome in data: {err}") from None
+
+    def _log_joint_path(self, data):
+        """``log P(h) + log P(d_1..d_n | h)`` for n = 0..N, shape (N+1, H)."""
+        with np.errstate(divide="ignore"):
+            log_table = np.log(self.table)
+            log_prior = np.log(self.prior)
+        steps = log_table[self._codes(data)]                    # (N, H)
+        cumulative = np.vstack([np.zeros(self.prior.size), np.cumsum(steps, axis=0)])
+        return log_prior + cumulative
+
+    # -- public API ---------------------------------------------------------------
+    def log_likelihood(self, data):
+        """``log P(d | h)`` of all of ``data`` for each hypothesis, shape (H,)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.table)[self._codes(data)].sum(axis=0)
+
+    def posterior_path(self, data):
+        """Posteriors after each prefix of ``data``: shape (N+1, H), row 0 the prior.
+
+        Row ``n`` is ``P(h | d_1, ..., d_n)``. Raises ``ValueError`` if the data become
+        impossible under every hypothesis with nonzero prior.
+        """
+        return _normalise_log(self._log_joint_path(data), "the data")
+
+    def posterior(self, data):
+        """``P(h | data)``, shape (H,): the last row of :meth:`posterior_path`."""
+        return self.posterior_path(data)[-1]
+
+    def predictive_path(self, data):
+        """Bayesian predictions after each prefix: shape (N+1, K),
+        ``[n, k] = P(d_{n+1} = outcomes[k] | d_1..d_n)``."""
+        return self.posterior_path(data) @ self.table.T
+
+    def predictive(self, data):
+        """Bayesian prediction of the next outcome: ``{outcome: P(next = outcome | data)}``.
+
+        A weighted average of the hypotheses' predictions, weights the posteriors
+        (theorem of total probability).
+        """
+        probs = self.table @ self.posterior(data)
+        return {outcome: float(p) for outcome, p in zip(self.outcomes, probs)}
+
+    def map_index(self, data):
+        """Index of the maximum a posteriori hypothesis (lowest index on ties)."""
+        log_joint = self._log_joint_path(data)[-1]
+        if not np.isfinite(log_joint).any():
+            raise ValueError("the data are impossible under every hypothesis with nonzero "
+                             "prior: the MAP hypothesis is undefined")
+        return int(np.argmax(log_joint))
+
+    def ml_index(self, data):
+        """Index of the maximum likelihood hypothesis (lowest index on ties); ignores the prior."""
+        log_lik = self.log_likelihood(data)
+        if not np.isfinite(log_lik).any():
+            raise ValueError("the data are impossible under every hypothesis: "
+                             "the ML hypothesis is undefined")
+        return int(np.argmax(log_lik))
+
+    def map_predictive(self, data):
+        """Prediction of the MAP hypothesis alone: ``{outcome: P(next = outcome | h_MAP)}``."""
+        h = self.map_index(data)
+        return {outcome: float(p) for outcome, p in zip(self.outcomes, self.table[:, h])}
+
+    def sample(self, hypothesis, n, rng):
+        """Draw ``n`` i.i.d. outcomes from hypothesis number ``hypothesis``, as a list."""
+        if not 0 <= hypothesis < self.prior.size:
+            raise ValueError(f"hypothesis must be in 0..{self.prior.size - 1}, got {hypothesis}")
+        codes = rng.choice(len(self.outcomes), size=n, p=self.table[:, hypothesis])
+        return [self.outcomes[k] for k in codes]
+
+
+# --------------------------------------------------------------------- candy bags
+#: Names of the five kinds of bag of the textbook example (Russell and Norvig, 20.1).
+CANDY_BAGS = ("h1", "h2", "h3", "h4", "h5")
+#: ``P(lime | h_i)``: 100% cherry, 75/25, 50/50, 25/75, 100% lime.
+CANDY_LIME = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+#: The manufacturer's advertised prior over the five bags.
+CANDY_PRIOR = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
+#: Named priors for the interactive figure of Chapter 1.
+CANDY_PRIORS = {
+    "textbook": CANDY_PRIOR,
+    "uniform": np.full(5, 0.2),
+    "mostly cherry": np.array([0.4, 0.3, 0.15, 0.1, 0.05]),
+    "no all-lime bags": np.array([0.1, 0.2, 0.4, 0.3, 0.0]),
+}
+
+
+def candy_learner(prior=CANDY_PRIOR):
+    """A :class:`DiscreteBayesLearner` for the five candy bags, outcomes ``"cherry"``/``"lime"``.
+
+    Used in: Chapter 1, section "The candy bags".
+
+    >>> candy_learner().predictive(["lime"] * 3)["lime"]  # doctest: +ELLIPSIS
+    0.796...
+    """
+    return DiscreteBayesLearner(prior, {"cherry": 1.0 - CANDY_LIME, "lime": CANDY_LIME})
+
+
+# ------------------------------------------------------- Bayes optimal and Gibbs
+def _check_classification(posteriors, class_probs):
+    post = _as_probabilities(posteriors, "posteriors", sums_to_one=True)
+    probs = _as_probabilities(class_probs, "class_probs", at_most_one=True)
+    if probs.ndim < 2 or probs.shape[-2] != post.shape[-1]:
+        raise ValueError(f"class_probs must have shape (..., H, C) with H = {post.shape[-1]} "
+                         f"hypotheses, got {probs.shape}")
+    batch = np.broadcast_shapes(post.shape[:-1], probs.shape[:-2])
+    H, C = probs.shape[-2:]
+    return np.broadcast_to(post, batch + (H,)), np.broadcast_to(probs, batch + (H, C))
+
+
+def bayes_optimal_classify(posteriors, class_probs):
+    """Bayes optimal classification: ``argmax_c sum_h P(c | h, x) P(h | D)``.
+
+    Every hypothesis votes for every class with its probability ``P(c | h, x)``,
+    weighted by its posterior; the class with the largest total wins (lowest index on
+    ties).
+
+    Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
+
+    Parameters
+    ----------
+    posteriors : array_like, shape (H,) or (M, H)
+        ``P(h | D)``; one row per instance if 2-D.
+    class_probs : array_like, shape (H, C) or (M, H, C)
+        ``class_probs[..., h, c] = P(c | h, x)`` for the instance(s) ``x``.
+
+    Returns
+    -------
+    int or numpy.ndarray of int, shape (M,)
+        The predicted class index for each instance.
+
+    Examples
+    --------
+    Two hypotheses say class 1, a more probable third says class 0; the vote says 1:
+
+    >>> bayes_optimal_classify([0.3, 0.3, 0.4], [[0, 1], [0, 1], [1, 0]])
+    1
+    """
+    post, probs = _check_classification(posteriors, class_probs)
+    predictive = (post[..., None, :] @ probs)[..., 0, :]          # (..., C)
+    winner = np.argmax(predictive, axis=-1)
+    return int(winner) if winner.ndim == 0 else winner
+
+
+def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
+    """Gibbs algorithm: draw one hypothesis from ``P(h | D)`` per instance, classify with it.
+
+    With ``sample_label=False`` the drawn hypothesis predicts its most probable class
+    (for deterministic hypotheses that is simply its label). With ``sample_label=True``
+    the class is drawn from ``P(c | h, x)`` instead, which is the same as drawing it
+    from the Bayesian predictive distribution.
+
+    Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
+
+    Parameters
+    ----------
+    posteriors : array_like, shape (H,) or (M, H)
+        ``P(h | D)``; one row per instance if 2-D.
+    class_probs : array_like, shape (H, C) or (M, H, C)
+        ``class_probs[..., h, c] = P(c | h, x)``.
+    rng : numpy.random.Generator
+        Source of randomness (pass ``np.random.default_rng(seed)``).
+
+    Returns
+    -------
+    int or numpy.ndarray of int, shape (M,)
+        The predicted class index for each instance.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> gibbs_classify(np.tile([0.3, 0.3, 0.4], (6, 1)), [[0, 1], [0, 1], [1, 0]], rng)
+    array([0, 1, 1, 1, 0, 0])
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
+    post, probs = _check_classification(posteriors, class_probs)
+    batch = post.shape[:-1]
+    u = rng.random(batch)[..., None]
+    cdf = np.cumsum(post, axis=-1)
+    drawn = np.minimum((cdf < u * cdf[..., -1:]).sum(axis=-1), post.shape[-1] - 1)
+    chosen = np.take_along_axis(probs, drawn[..., None, None], axis=-2)[..., 0, :]  # (..., C)
+    if sample_label:
+        v = rng.random(batch)[..., None]
+        ccdf = np.cumsum(chosen, axis=-1)
+        label = np.minimum((ccdf < v * ccdf[..., -1:]).sum(axis=-1), chosen.shape[-1] - 1)
+    else:
+        label = np.argmax(chosen, axis=-1)
+    return int(label) if label.ndim == 0 else label
+
+
+def interval_concepts(n_points):
+    """All interval concepts on the instances ``0 .. n_points-1``, as 0/1 labels.
+
+    Concept ``[a, b)`` labels ``x`` positive when ``a <= x < b``; the empty concept is
+    included once. Returns an int array of shape (H, n_points) with
+    ``H = n_points (n_points + 1) / 2 + 1``.
+
+    Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
+
+    >>> interval_concepts(3)
+    array([[0, 0, 0],
+           [1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1],
+           [0, 1, 0],
+           [0, 1, 1],
+           [0, 0, 1]])
+    """
+    if int(n_points) != n_points or n_points < 1:
+        raise ValueError(f"n_points must be a positive integer, got {n_points!r}")
+    x = np.arange(n_points)
+    a, b = np.triu_indices(n_points + 1, k=1)                    # all 0 <= a < b <= n
+    labels = ((x >= a[:, None]) & (x < b[:, None])).astype(int)
+    return np.vstack([np.zeros((1, n_points), dtype=int), labels])
+
+
+def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
+    """Error rates of the Bayes optimal classifier and the Gibbs algorithm, by simulation.
+
+    The setting of Haussler, Kearns and Schapire: in each trial a target concept is drawn
+    from ``prior``; ``m`` training instances are drawn uniformly from the instance space
+    and labelled by the target (no noise); the posterior keeps the prior of the concepts
+    consistent with the training data; a fresh test instance is drawn and classified by
+    both methods. Returns the fraction of test errors of each.
+
+    Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
+
+    Parameters
+    ----------
+    prior : array_like, shape (H,)
+        Prior over the concepts, also the distribution the targets are drawn from.
+    concepts : array_like of 0/1, shape (H, X)
+        ``concepts[h, x]`` is the label concept ``h`` gives instance ``x``.
+    n_train : sequence of int
+        Training set sizes ``m`` to simulate.
+    n_trials : int
+        Trials (targets) per training set size.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    bayes_error, gibbs_error : numpy.ndarray, shape (len(n_train),)
+    """
+    prior = _as_probabilities(prior, "prior", sums_to_one=True)
+    concepts = np.asarray(concepts)
+    if concepts.ndim != 2 or concepts.shape[0] != prior.size:
+        raise ValueError(f"concepts must have shape ({prior.size}, X), got {concepts.shape}")
+    if not np.isin(concepts, (0, 1)).all():
+        raise ValueError("concepts must hold 0/1 labels")
+    H, X = concepts.shape
+    one_hot = np.eye(2)[concepts.T]                               # (X, H, 2): P(c | h, x)
+    bayes_error, gibbs_error = [], []
+    for m in n_train:
+        target = rng.choice(H, size=n_trials, p=prior)
+        xs = rng.integers(X, size=(n_trials, m))
+        # consistent[t, h]: concept h agrees with the target on all m training instances
+        agree = concepts[:, xs] == concepts[target[:, None], xs][None]  # (H, T, m)
+        consistent = agree.all(axis=-1).T                         # (T, H)
+        post = prior * consistent
+        post /= post.sum(axis=1, keepdims=True)                   # target is always consistent
+        x = rng.integers(X, size=n_trials)
+        truth = concepts[target, x]
+        bayes_error.append(np.mean(bayes_optimal_classify(post, one_hot[x]) != truth))
+        gibbs_error.append(np.mean(gibbs_classify(post, one_hot[x], rng) != truth))
+    return np.array(bayes_error), np.array(gibbs_error)
+
+
+# ------------------------------------------------------------------------ figures
+_BAG_COLOURS = ("#b2182b", "#ef8a62", "#999999", "#67a9cf", "#1a9850")
+
+
+def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
+    """Figure 20.1 of the textbook: posteriors (left) and prediction (right) after limes.
+
+    Left: ``P(h_i | d_1..d_N)`` for ``N = 0..n_limes`` lime candies in a row. Right: the
+    Bayesian prediction ``P(d_{N+1} = lime | d_1..d_N)`` and, if ``show_map``, the
+    prediction of the MAP hypothesis alone.
+
+    Used in: Chapter 1, section "The candy bags".
+    """
+    learner = candy_learner(prior)
+    data = ["lime"] * n_limes
+    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    ax_post, ax_pred = fig.subplots(1, 2)
+    _draw_path(ax_post, ax_pred, learner, data, show_map=show_map)
+    ax_post.set_xlabel("number of lime candies observed, N")
+    ax_pred.set_xlabel("number of lime candies observed, N")
+    ax_post.set_title("(a) posterior of each bag")
+    ax_pred.set_title("(b) probability that the next candy is lime")
+    return fig
+
+
+def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
+    """Posterior curves on ``ax_post`` and predictive curves on ``ax_pred``."""
+    n = np.arange(len(data) + 1)
+    path = learner.posterior_path(data)
+    lime = learner.outcomes.index("lime")
+    for i, name in enumerate(CANDY_BAGS):
+        ax_post.plot(n, path[:, i], "o-", ms=3.5, color=_BAG_COLOURS[i],
+                     label=f"$P(h_{i + 1} \\mid \\mathbf{{d}})$")
+    ax_post.set_ylabel("posterior probability")
+    ax_post.set_ylim(-0.02, 1.02)
+    ax_post.legend(fontsize=8, loc="best")
+    pred = path @ learner.table[lime]
+    ax_pred.plot(n, pred, "o-", ms=3.5, color="k", label="Bayesian prediction")
+    if show_map:
+        map_pred = learner.table[lime, np.argmax(path, axis=1)]
+        ax_pred.plot(n, map_pred, "x--", drawstyle="steps-mid", color="tab:purple",
+                     label="MAP prediction")
+    ax_pred.set_ylabel("$P(d_{N+1} = \\mathrm{lime} \\mid d_1, \\dots, d_N)$")
+    ax_pred.set_ylim(-0.02, 1.05)
+    ax_pred.legend(fontsize=8, loc="lower right")
+    for ax in (ax_post, ax_pred):
+        ax.grid(alpha=0.3)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=11, integer=True))
+
+
+def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
+    """Random draws from one bag: how posteriors and predictions evolve.
+
+    Draws ``n_candies`` candies from bag ``h_{true_bag}`` (1..5) with
+    ``np.random.default_rng(seed)`` and plots the posterior path (left) and the Bayesian
+    and MAP predictions of "lime" (right). The flavours drawn are marked along the
+    bottom of the right panel (green = lime, red = cherry). The callback of the
+    chapter's interactive figure; runs in a few tens of milliseconds.
+
+    Used in: Chapter 1, section "An interactive candy bag".
+
+    Parameters
+    ----------
+    prior : str or array_like
+        A key of :data:`CANDY_PRIORS` or an array of five probabilities.
+    true_bag : int
+        The bag candies are drawn from, 1..5.
+    n_candies : int
+        Number of candies drawn (0 or more).
+    seed : int
+        Seed of the random draws.
+    """
+    if isinstance(prior, str):
+        if prior not in CANDY_PRIORS:
+            raise ValueError(f"unknown prior {prior!r}; choose one of {list(CANDY_PRIORS)}")
+        prior_name, prior = prior, CANDY_PRIORS[prior]
+    else:
+        prior_name = "custom"
+    if true_bag not in range(1, 6):
+        raise ValueError(f"true_bag must be 1..5, got {true_bag!r}")
+    if n_candies < 0:
+        raise ValueError(f"n_candies must be non-negative, got {n_candies}")
+    learner = candy_learner(prior)
+    data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
+    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    ax_post, ax_pred = fig.subplots(1, 2)
+    try:
+        _draw_path(ax_post, ax_pred, learner, data, show_map=True)
+    except ValueError:
+        # every bag with nonzero prior has been ruled out (e.g. a cherry after a prior
+        # that allows only all-lime bags): say so instead of failing the widget
+        for ax in (ax_post, ax_pred):
+            ax.text(0.5, 0.5, "data impossible under the prior:\nposterior undefined",
+                    ha="center", va="center", transform=ax.transAxes)
+    n = np.arange(1, n_candies + 1)
+    is_lime = np.array([d == "lime" for d in data], dtype=bool)
+    ax_pred.scatter(n[is_lime], np.zeros(is_lime.sum()), marker="|", s=80, color="#1a9850")
+    ax_pred.scatter(n[~is_lime], np.zeros((~is_lime).sum()), marker="|", s=80, color="#b2182b")
+    n_lime = int(is_lime.sum())
+    fig.suptitle(f"{prior_name} prior, true bag $h_{true_bag}$: "
+                 f"{n_lime} lime and {n_candies - n_lime} cherry in {n_candies} draws "
+                 f"(seed {seed})", fontsize=10)
+    ax_post.set_xlabel("candies drawn, N")
+    ax_pred.set_xlabel("candies drawn, N")
+    return fig
+
+
+def plot_gibbs_vs_bayes(n_train, bayes_error, gibbs_error):
+    """Error rates of the Bayes optimal classifier and the Gibbs algorithm against ``m``,
+    with twice the Bayes optimal error as a dashed bound.
+
+    Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
+    """
+    fig = Figure(figsize=(6, 3.6), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(n_train, bayes_error, "o-", color="tab:blue", label="Bayes optimal")
+    ax.plot(n_train, gibbs_error, "s-", color="tab:orange", label="Gibbs")
+    ax.plot(n_train, 2 * np.asarray(bayes_error), "--", color="tab:blue",
+            label="2 x Bayes optimal")
+    ax.set_xlabel("number of training examples, m")
+    ax.set_ylabel("test error rate")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def candy_posterior_table(n_limes=10, prior=CANDY_PRIOR, digits=4):
+    """Markdown table of ``P(h_i | N limes)`` and ``P(next is lime | N limes)``, N = 0..n_limes.
+
+    Used in: Chapter 1, section "The candy bags" (the table next to the figure).
+    """
+    learner = candy_learner(prior)
+    data = ["lime"] * n_limes
+    path = learner.posterior_path(data)
+    lime = learner.predictive_path(data)[:, learner.outcomes.index("lime")]
+    head = "| $N$ | " + " | ".join(f"$P(h_{i + 1} \\mid \\mathbf{{d}})$" for i in range(5))
+    head += " | $P(\\text{lime next} \\mid \\mathbf{d})$ |"
+    rule = "|" + " ---: |" * 7
+    rows = [f"| {n} | " + " | ".join(f"{p:.{digits}f}" for p in (*path[n], lime[n])) + " |"
+            for n in range(n_limes + 1)]
+    return "\n".join([head, rule, *rows])
