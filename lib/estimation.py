@@ -1,0 +1,442 @@
+"""Estimating probabilities: maximum likelihood, MAP and conjugate priors.
+
+Used in: Chapter 2, "Estimating probabilities" (``chapters/02_estimation.md``).
+The formulas follow the source documents seed003 (MLE / MAP for a Bernoulli
+variable with a Beta prior, Dirichlet conjugacy, parameter counting), seed004
+sections 20.2.1, 20.2.3 and 20.2.4 (candy networks, Gaussian and linear Gaussian
+maximum likelihood, Beta priors as virtual counts) and seed001 (maximum likelihood
+as least squares and as cross entropy).
+
+Convention for the MAP estimate (the mode of the posterior). A Beta(A, B) or
+Dirichlet(alpha) density has a single highest point only when every parameter is at
+least 1 and not all of them equal 1. Then the mode is
+``(alpha - 1) / sum(alpha - 1)``; a parameter equal to 1 gives a mode on the
+boundary (probability 0 for that outcome). When some parameter is below 1 the
+density grows without bound at the boundary, and when all equal 1 it is flat; in
+both cases there is no MAP estimate and :meth:`BetaPosterior.mode`,
+:meth:`DirichletPosterior.mode` and :func:`map_bernoulli` raise ``ValueError``.
+"""
+import numpy as np
+import matplotlib.pyplot as plt
+from scipy.special import betainc, betaincinv, betaln, gammaln, xlog1py, xlogy
+
+__all__ = [
+    "mle_bernoulli", "map_bernoulli", "BetaPosterior", "DirichletPosterior",
+    "bernoulli_log_likelihood", "wrapper_counts", "wrapper_log_likelihood",
+    "wrapper_mle", "gaussian_mle", "linear_gaussian_mle", "cross_entropy",
+    "n_params_full_table", "n_params_joint_given_class", "n_params_naive_bayes",
+    "plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian",
+]
+
+
+# --------------------------------------------------------------------------- checks
+def _counts(values, name):
+    """Return ``values`` as a float array of finite, non-negative counts."""
+    arr = np.asarray(values, dtype=float)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} must be finite")
+    if (arr < 0).any():
+        raise ValueError(f"{name} must be non-negative, got {values!r}")
+    return arr
+
+
+def _positive(values, name):
+    """Return ``values`` as a float array of finite, strictly positive numbers."""
+    arr = np.asarray(values, dtype=float)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    if not (np.isfinite(arr).all() and (arr > 0).all()):
+        raise ValueError(f"{name} must be finite and > 0, got {values!r}")
+    return arr
+
+
+def _mode(alpha):
+    """Mode of a Beta/Dirichlet with parameters ``alpha`` (last axis), see module doc."""
+    if (alpha < 1).any():
+        raise ValueError("no MAP estimate: a parameter below 1 makes the density "
+                         f"unbounded at the boundary (parameters {alpha.tolist()})")
+    if (alpha == 1).all(axis=-1).any():
+        raise ValueError("no MAP estimate: all parameters equal 1, the density is flat")
+    excess = alpha - 1
+    return excess / excess.sum(axis=-1, keepdims=True)
+
+
+# ---------------------------------------------------------------- Bernoulli estimates
+def mle_bernoulli(n1, n0):
+    """Maximum-likelihood estimate ``n1 / (n1 + n0)`` of P(X = 1).
+
+    ``n1`` ones and ``n0`` zeros were observed (seed003's alpha1 and alpha0, seed004's
+    c cherries and l limes). Works elementwise on arrays.
+    Used in: Chapter 2, section "Maximum likelihood for a coin".
+
+    >>> mle_bernoulli(1, 0)   # one cherry: the bag is "all cherry"
+    1.0
+    """
+    n1, n0 = _counts(n1, "n1"), _counts(n0, "n0")
+    total = n1 + n0
+    if (total == 0).any():
+        raise ValueError("mle_bernoulli needs at least one observation (empty data)")
+    ratio = n1 / total
+    return float(ratio) if ratio.ndim == 0 else ratio
+
+
+def map_bernoulli(n1, n0, a=1.0, b=1.0):
+    """MAP estimate of P(X = 1) with a Beta(a, b) prior after ``n1`` ones, ``n0`` zeros.
+
+    Equals ``(n1 + a - 1) / ((n1 + a - 1) + (n0 + b - 1))``: maximum likelihood with
+    ``a - 1`` imaginary ones and ``b - 1`` imaginary zeros added (seed003). Raises
+    ``ValueError`` when the posterior Beta(n1 + a, n0 + b) has no mode (see the module
+    docstring). Used in: Chapter 2, section "MAP estimates and imaginary examples".
+
+    >>> map_bernoulli(1, 0, a=2, b=2)   # Laplace: (1 + 1) / (1 + 1 + 0 + 1)
+    0.6666666666666666
+    """
+    return BetaPosterior(a, b).update(n1, n0).mode()
+
+
+# ------------------------------------------------------------------ conjugate priors
+class BetaPosterior:
+    """A Beta(a, b) belief about a probability theta; ``update`` adds observed counts.
+
+    The hyperparameters are virtual counts (seed004, section 20.2.4): Beta(a, b)
+    behaves like a uniform Beta(1, 1) prior after a - 1 ones and b - 1 zeros.
+    Objects are immutable: :meth:`update` returns a new posterior.
+    Used in: Chapter 2, sections "Beta priors are virtual counts" and the
+    interactive figure.
+
+    >>> BetaPosterior(1, 1).update(heads=2, tails=0)
+    BetaPosterior(a=3.0, b=1.0)
+    """
+
+    def __init__(self, a=1.0, b=1.0):
+        self.a = float(_positive(a, "a"))
+        self.b = float(_positive(b, "b"))
+
+    def __repr__(self):
+        return f"BetaPosterior(a={self.a}, b={self.b})"
+
+    def update(self, heads=0, tails=0):
+        """Posterior after ``heads`` more ones and ``tails`` more zeros."""
+        heads, tails = float(_counts(heads, "heads")), float(_counts(tails, "tails"))
+        return BetaPosterior(self.a + heads, self.b + tails)
+
+    def mean(self):
+        """Posterior mean a / (a + b), the probability that the next draw is 1."""
+        return self.a / (self.a + self.b)
+
+    def var(self):
+        """Posterior variance ab / ((a + b)^2 (a + b + 1))."""
+        s = self.a + self.b
+        return self.a * self.b / (s * s * (s + 1))
+
+    def mode(self):
+        """Posterior mode (a - 1) / (a + b - 2), the MAP estimate; ValueError if none."""
+        return float(_mode(np.array([self.a, self.b]))[0])
+
+    def logpdf(self, theta):
+        """Log density at ``theta`` (array); -inf outside [0, 1]."""
+        theta = np.asarray(theta, dtype=float)
+        inside = (theta >= 0) & (theta <= 1)
+        t = np.clip(theta, 0, 1)
+        out = xlogy(self.a - 1, t) + xlog1py(self.b - 1, -t) - betaln(self.a, self.b)
+        return np.where(inside, out, -np.inf)[()]
+
+    def pdf(self, theta):
+        """Density beta[a, b](theta) = theta^(a-1) (1-theta)^(b-1) / B(a, b) (eq. 20.6)."""
+        return np.exp(self.logpdf(theta))
+
+    def cdf(self, theta):
+        """P(Theta <= theta), the regularised incomplete beta function."""
+        return betainc(self.a, self.b, np.clip(np.asarray(theta, dtype=float), 0, 1))[()]
+
+    def interval(self, level=0.95):
+        """Equal-tailed credible interval holding probability ``level``."""
+        if not 0 < level < 1:
+            raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+        tails = np.array([(1 - level) / 2, (1 + level) / 2])
+        lo, hi = betaincinv(self.a, self.b, tails)
+        return float(lo), float(hi)
+
+
+class DirichletPosterior:
+    """A Dirichlet(alpha_1..alpha_K) belief about the probabilities of K outcomes.
+
+    Conjugate to the multinomial (seed003, the dice example): after counts n_k the
+    posterior is Dirichlet(alpha_k + n_k). Immutable; :meth:`update` returns a new
+    object. Used in: Chapter 2, section "Dirichlet priors for dice".
+
+    >>> DirichletPosterior([1, 1, 1]).update([2, 0, 1]).mean()
+    array([0.5       , 0.16666667, 0.33333333])
+    """
+
+    def __init__(self, alpha):
+        alpha = _positive(alpha, "alpha")
+        if alpha.ndim != 1 or alpha.size < 2:
+            raise ValueError(f"alpha must be a 1-D array of at least 2 values, got shape {alpha.shape}")
+        self.alpha = alpha
+
+    def __repr__(self):
+        return f"DirichletPosterior(alpha={self.alpha.tolist()})"
+
+    def update(self, counts):
+        """Posterior after observing ``counts[k]`` outcomes of kind k."""
+        counts = _counts(counts, "counts")
+        if counts.shape != self.alpha.shape:
+            raise ValueError(f"counts has shape {counts.shape}, expected {self.alpha.shape}")
+        return DirichletPosterior(self.alpha + counts)
+
+    def mean(self):
+        """Posterior mean alpha_k / sum(alpha): the predictive probability of outcome k."""
+        return self.alpha / self.alpha.sum()
+
+    def mode(self):
+        """MAP estimate (alpha_k - 1) / sum(alpha - 1); ValueError if none (module doc)."""
+        return _mode(self.alpha)
+
+    def logpdf(self, theta):
+        """Log density at probability vectors ``theta`` (last axis of length K)."""
+        theta = np.asarray(theta, dtype=float)
+        if theta.shape[-1:] != self.alpha.shape:
+            raise ValueError(f"theta must have last axis of length {self.alpha.size}")
+        log_b = gammaln(self.alpha).sum() - gammaln(self.alpha.sum())
+        return (xlogy(self.alpha - 1, theta).sum(axis=-1) - log_b)[()]
+
+    def pdf(self, theta):
+        """Density of Dirichlet(alpha) at probability vectors ``theta``."""
+        return np.exp(self.logpdf(theta))
+
+
+# --------------------------------------------------------------- candy with wrappers
+def bernoulli_log_likelihood(theta, n1, n0):
+    """Log likelihood ``n1 log theta + n0 log(1 - theta)`` (natural log, elementwise).
+
+    Used in: Chapter 2, section "Maximum likelihood for a coin".
+    """
+    theta = np.asarray(theta, dtype=float)
+    if np.isnan(theta).any() or ((theta < 0) | (theta > 1)).any():
+        raise ValueError("theta must lie in [0, 1]")
+    n1, n0 = _counts(n1, "n1"), _counts(n0, "n0")
+    return (xlogy(n1, theta) + xlog1py(n0, -theta))[()]
+
+
+def wrapper_counts(cherry, red):
+    """Counts (c, l, rc, gc, rl, gl) from boolean arrays of flavours and wrappers.
+
+    ``cherry[j]`` is True for a cherry candy, ``red[j]`` True for a red wrapper.
+    Used in: Chapter 2, section "Three parameters: flavour and wrapper".
+    """
+    cherry, red = np.asarray(cherry), np.asarray(red)
+    if cherry.shape != red.shape or cherry.ndim != 1:
+        raise ValueError("cherry and red must be 1-D arrays of the same length")
+    if cherry.size == 0:
+        raise ValueError("no candies: empty data")
+    for name, arr in (("cherry", cherry), ("red", red)):
+        if not np.isin(arr, [0, 1]).all():
+            raise ValueError(f"{name} must contain only booleans (0/1)")
+    cherry, red = cherry.astype(bool), red.astype(bool)
+    c, rc, rl = cherry.sum(), (cherry & red).sum(), (~cherry & red).sum()
+    l = cherry.size - c
+    return dict(c=int(c), l=int(l), rc=int(rc), gc=int(c - rc), rl=int(rl), gl=int(l - rl))
+
+
+def wrapper_log_likelihood(params, counts):
+    """Log likelihood of the flavour/wrapper network (Figure 20.2b).
+
+    ``params = (theta, theta1, theta2)``: P(cherry), P(red | cherry), P(red | lime);
+    ``counts`` as returned by :func:`wrapper_counts`. The log likelihood is a sum of
+    three Bernoulli terms, one per parameter.
+    Used in: Chapter 2, section "Three parameters: flavour and wrapper".
+    """
+    theta, theta1, theta2 = params
+    k = counts
+    return (bernoulli_log_likelihood(theta, k["c"], k["l"])
+            + bernoulli_log_likelihood(theta1, k["rc"], k["gc"])
+            + bernoulli_log_likelihood(theta2, k["rl"], k["gl"]))
+
+
+def wrapper_mle(counts):
+    """Closed-form ML estimates c/(c+l), rc/(rc+gc), rl/(rl+gl) of the wrapper network.
+
+    Used in: Chapter 2, section "Three parameters: flavour and wrapper".
+    """
+    k = counts
+    return (float(mle_bernoulli(k["c"], k["l"])), float(mle_bernoulli(k["rc"], k["gc"])),
+            float(mle_bernoulli(k["rl"], k["gl"])))
+
+
+# ---------------------------------------------------------------- continuous models
+def _data(x, name, min_size=1):
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {x.shape}")
+    if x.size < min_size:
+        raise ValueError(f"{name} needs at least {min_size} value(s) (empty data)")
+    if not np.isfinite(x).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return x
+
+
+def gaussian_mle(x):
+    """ML mean and standard deviation of 1-D data: the average and sqrt(SS / N).
+
+    Note the N (not N - 1) in the denominator (seed004, equation 20.4).
+    Used in: Chapter 2, section "Gaussian data".
+
+    >>> gaussian_mle([1.0, 3.0])
+    (2.0, 1.0)
+    """
+    x = _data(x, "x")
+    mu = x.mean()
+    return float(mu), float(np.sqrt(np.mean((x - mu) ** 2)))
+
+
+def linear_gaussian_mle(x, y):
+    """ML parameters (theta1, theta2, sigma) of y = theta1 x + theta2 + N(0, sigma^2).
+
+    theta1 and theta2 are the least-squares line; sigma is the root mean squared
+    residual (N in the denominator). Used in: Chapter 2, section
+    "Linear Gaussian models: ML is least squares".
+    """
+    x, y = _data(x, "x", 2), _data(y, "y", 2)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y have different lengths ({x.size} and {y.size})")
+    dx = x - x.mean()
+    if not (dx != 0).any():
+        raise ValueError("all x values are equal: the slope is not identifiable")
+    theta1 = np.dot(dx, y - y.mean()) / np.dot(dx, dx)
+    theta2 = y.mean() - theta1 * x.mean()
+    sigma = np.sqrt(np.mean((y - theta1 * x - theta2) ** 2))
+    return float(theta1), float(theta2), float(sigma)
+
+
+def cross_entropy(y, p):
+    """Cross entropy ``-sum y ln p + (1 - y) ln(1 - p)`` of 0/1 labels and predictions.
+
+    This is minus the log likelihood of the labels when p = P(y = 1 | x) (seed001).
+    Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
+    """
+    y, p = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
+    if y.shape != p.shape:
+        raise ValueError(f"y and p have different shapes {y.shape} and {p.shape}")
+    if y.size == 0:
+        raise ValueError("empty data")
+    if not np.isin(y, [0, 1]).all():
+        raise ValueError("y must contain only 0 and 1")
+    if np.isnan(p).any() or ((p < 0) | (p > 1)).any():
+        raise ValueError("p must contain probabilities in [0, 1]")
+    return float(-(xlogy(y, p) + xlog1py(1 - y, -p)).sum())
+
+
+# ------------------------------------------------------------- parameter counting
+def _n_vars(n):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def n_params_full_table(n):
+    """Free parameters of a table P(Y | X_1..X_n), Y and X_i boolean: 2**n.
+
+    One number P(Y = 1 | x) per configuration x. Exact Python integer.
+    Used in: Chapter 2, section "Counting parameters".
+    """
+    return 2 ** _n_vars(n)
+
+
+def n_params_joint_given_class(n):
+    """Free parameters of P(X_1..X_n | Y) plus P(Y) without independence: 2(2**n - 1) + 1."""
+    return 2 * (2 ** _n_vars(n) - 1) + 1
+
+
+def n_params_naive_bayes(n):
+    """Free parameters of naive Bayes with n boolean attributes: 2n + 1 (seed004)."""
+    return 2 * _n_vars(n) + 1
+
+
+# ------------------------------------------------------------------------- plotting
+def plot_beta_densities(params, ax=None, title=None):
+    """Plot beta[a, b] densities for each ``(a, b)`` in ``params``; return the Figure.
+
+    Used in: Chapter 2, figure of Beta densities (Figure 20.5 of seed004).
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5, 3.4))
+    fig = ax.figure
+    theta = np.linspace(0, 1, 401)
+    for a, b in params:
+        ax.plot(theta, BetaPosterior(a, b).pdf(theta), label=f"beta[{a:g}, {b:g}]")
+    ax.set(xlabel=r"parameter $\theta$", ylabel=r"density $P(\Theta=\theta)$", xlim=(0, 1))
+    ax.set_ylim(bottom=0)
+    if title:
+        ax.set_title(title)
+    ax.legend(frameon=False)
+    return fig
+
+
+def plot_beta_panels(left, right, titles=("", "")):
+    """Two side-by-side panels of beta densities (seed004, Figure 20.5 a and b).
+
+    ``left`` and ``right`` are lists of ``(a, b)`` pairs. Used in: Chapter 2,
+    section "Beta priors are virtual counts".
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for ax, params, title in zip(axes, (left, right), titles):
+        plot_beta_densities(params, ax=ax, title=title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1):
+    """Prior Beta(a, b), scaled likelihood and posterior, with MLE, MAP and mean marked.
+
+    The callback of Chapter 2's interactive figure (section "Explore: prior plus
+    data"); it draws quickly (a few hundred points). Estimates that do not exist
+    (no data for the MLE, no mode for the MAP) are left out and noted in the legend.
+    """
+    prior = BetaPosterior(a, b)
+    post = prior.update(heads, tails)
+    theta = np.linspace(0, 1, 301)[1:-1]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.plot(theta, prior.pdf(theta), color="tab:blue", label=f"prior Beta({a:g}, {b:g})")
+    if heads + tails > 0:
+        lik = np.exp(bernoulli_log_likelihood(theta, heads, tails)
+                     - betaln(heads + 1, tails + 1))  # scaled to integrate to 1
+        ax.plot(theta, lik, color="tab:gray", ls="--", label="likelihood (scaled)")
+    ax.plot(theta, post.pdf(theta), color="tab:red", lw=2,
+            label=f"posterior Beta({post.a:g}, {post.b:g})")
+    marks = [("posterior mean", post.mean(), "tab:red", ":")]
+    if heads + tails > 0:
+        marks.append(("MLE", mle_bernoulli(heads, tails), "black", "-"))
+    try:
+        marks.append(("MAP", post.mode(), "tab:green", "-."))
+    except ValueError:
+        ax.plot([], [], " ", label="MAP: no unique mode")
+    for name, value, color, ls in marks:
+        ax.axvline(value, color=color, ls=ls, lw=1.2, label=f"{name} = {value:.3f}")
+    top = np.nanmax([prior.pdf(theta).max(), post.pdf(theta).max()])
+    ax.set(xlim=(0, 1), ylim=(0, min(1.1 * top, 12)), xlabel=r"$\theta$ = P(heads)",
+           ylabel="density", title=f"{heads} heads, {tails} tails")
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_linear_gaussian(x, y, theta1, theta2, true_line=None):
+    """Scatter of (x, y) with the fitted ML line (and optionally the true line).
+
+    Used in: Chapter 2, section "Linear Gaussian models: ML is least squares".
+    """
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ax.scatter(x, y, s=14, color="tab:blue", label="data")
+    grid = np.linspace(np.min(x), np.max(x), 2)
+    ax.plot(grid, theta1 * grid + theta2, color="tab:red",
+            label=rf"ML line $y = {theta1:.2f}x + {theta2:.2f}$")
+    if true_line is not None:
+        ax.plot(grid, true_line[0] * grid + true_line[1], color="black", ls="--",
+                label="true line")
+    ax.set(xlabel="$x$", ylabel="$y$")
+    ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,274 @@
+"""Tests of lib/estimation.py (Chapter 2, "Estimating probabilities")."""
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from lib.estimation import (
+    BetaPosterior, DirichletPosterior, bernoulli_log_likelihood, cross_entropy,
+    gaussian_mle, linear_gaussian_mle, map_bernoulli, mle_bernoulli,
+    n_params_full_table, n_params_joint_given_class, n_params_naive_bayes,
+    plot_beta_update, wrapper_counts, wrapper_log_likelihood, wrapper_mle,
+)
+
+
+# ------------------------------------------------------------- source numbers
+def test_one_cherry_gives_theta_one():            # seed004, section 20.2.4
+    assert mle_bernoulli(1, 0) == 1.0
+
+
+def test_mle_and_map_formulas_of_seed003():
+    a1, a0, b1, b0 = 6, 2, 3, 5
+    assert mle_bernoulli(a1, a0) == pytest.approx(a1 / (a1 + a0))
+    assert map_bernoulli(a1, a0, b1, b0) == pytest.approx(
+        (a1 + b1 - 1) / ((a1 + b1 - 1) + (a0 + b0 - 1)))
+
+
+def test_figure_20_5_sequence_mean_075_and_narrowing():
+    posts = [BetaPosterior(a, b) for a, b in [(3, 1), (6, 2), (30, 10)]]
+    assert [p.mean() for p in posts] == pytest.approx([0.75] * 3)
+    sds = [np.sqrt(p.var()) for p in posts]
+    assert sds[0] > sds[1] > sds[2]
+
+
+def test_virtual_counts_and_conjugate_update():
+    post = BetaPosterior(1, 1).update(heads=2, tails=0)
+    assert (post.a, post.b) == (3.0, 1.0)
+    post = BetaPosterior(2.5, 4).update(3, 7)
+    assert (post.a, post.b) == (5.5, 11.0)
+
+
+def test_dirichlet_update_is_prior_plus_counts():
+    post = DirichletPosterior([1, 2, 3]).update([4, 0, 1])
+    np.testing.assert_allclose(post.alpha, [5, 2, 4])
+
+
+def test_naive_bayes_parameter_counts():
+    assert [n_params_naive_bayes(n) for n in (1, 2, 30)] == [3, 5, 61]
+    assert n_params_full_table(2) == 4                   # the Wealth table of seed003
+    assert n_params_full_table(100) == 2 ** 100          # exact integer
+    assert n_params_joint_given_class(3) == 2 * 7 + 1
+
+
+def test_wrapper_network_closed_form_equals_numerical_ml():
+    rng = np.random.default_rng(0)
+    cherry = rng.random(300) < 0.4
+    red = np.where(cherry, rng.random(300) < 0.9, rng.random(300) < 0.2)
+    counts = wrapper_counts(cherry, red)
+    assert counts["c"] + counts["l"] == 300
+    assert counts["rc"] + counts["gc"] == counts["c"]
+    closed = wrapper_mle(counts)
+    res = optimize.minimize(lambda p: -wrapper_log_likelihood(p, counts), [0.5] * 3,
+                            bounds=[(1e-6, 1 - 1e-6)] * 3)
+    np.testing.assert_allclose(closed, res.x, atol=1e-4)
+    c = counts
+    np.testing.assert_allclose(closed, [c["c"] / 300, c["rc"] / (c["rc"] + c["gc"]),
+                                        c["rl"] / (c["rl"] + c["gl"])])
+
+
+def test_cherry_green_probability_is_theta_times_one_minus_theta1():
+    one = dict(c=1, l=0, rc=0, gc=1, rl=0, gl=0)
+    p = np.exp(wrapper_log_likelihood((0.3, 0.8, 0.1), one))
+    assert p == pytest.approx(0.3 * 0.2)
+
+
+# --------------------------------------------------------------- oracles (scipy)
+@pytest.mark.parametrize("a,b", [(1, 1), (3, 1), (0.5, 0.5), (30, 10), (2.5, 7)])
+def test_beta_pdf_cdf_interval_against_scipy(a, b):
+    post, ref = BetaPosterior(a, b), stats.beta(a, b)
+    theta = np.linspace(0.01, 0.99, 25)
+    np.testing.assert_allclose(post.pdf(theta), ref.pdf(theta), rtol=1e-10)
+    np.testing.assert_allclose(post.cdf(theta), ref.cdf(theta), rtol=1e-10)
+    np.testing.assert_allclose(post.interval(0.9), ref.ppf([0.05, 0.95]), rtol=1e-8)
+    assert post.mean() == pytest.approx(ref.mean())
+    assert post.var() == pytest.approx(ref.var())
+    assert post.pdf(-0.1) == 0 and post.pdf(1.1) == 0
+
+
+@pytest.mark.parametrize("a,b", [(2, 2), (5, 3), (1, 4), (7, 1)])
+def test_beta_mode_maximises_scipy_pdf(a, b):
+    res = optimize.minimize_scalar(lambda t: -stats.beta(a, b).logpdf(t),
+                                   bounds=(1e-9, 1 - 1e-9), method="bounded")
+    assert BetaPosterior(a, b).mode() == pytest.approx(res.x, abs=1e-4)
+
+
+def test_dirichlet_against_scipy():
+    alpha = np.array([2.0, 3.5, 1.5, 4.0])
+    post, ref = DirichletPosterior(alpha), stats.dirichlet(alpha)
+    theta = np.random.default_rng(1).dirichlet(np.ones(4), size=5)
+    np.testing.assert_allclose(post.pdf(theta), [ref.pdf(t) for t in theta], rtol=1e-10)
+    np.testing.assert_allclose(post.mean(), ref.mean())
+    # the mode maximises the density on the simplex
+    mode = post.mode()
+    assert all(ref.logpdf(mode) >= ref.logpdf(t) for t in theta)
+
+
+def test_two_outcome_dirichlet_is_beta():
+    d, b = DirichletPosterior([3.0, 5.0]), BetaPosterior(3, 5)
+    for t in (0.1, 0.4, 0.8):
+        assert d.pdf([t, 1 - t]) == pytest.approx(b.pdf(t))
+    assert d.mode()[0] == pytest.approx(b.mode())
+
+
+def test_gaussian_mle_against_numerical_optimisation():
+    x = np.random.default_rng(2).normal(3.0, 2.0, size=40)
+    mu, sigma = gaussian_mle(x)
+    res = optimize.minimize(lambda p: -stats.norm(p[0], np.exp(p[1])).logpdf(x).sum(),
+                            [0.0, 0.0])
+    assert mu == pytest.approx(res.x[0], abs=1e-4)
+    assert sigma == pytest.approx(np.exp(res.x[1]), abs=1e-4)
+    assert sigma == pytest.approx(np.std(x))          # N in the denominator
+
+
+def test_linear_gaussian_mle_is_least_squares_and_numerical_ml():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 2, 50)
+    y = -0.7 * x + 2.0 + rng.normal(scale=0.3, size=50)
+    t1, t2, s = linear_gaussian_mle(x, y)
+    np.testing.assert_allclose([t1, t2], np.polyfit(x, y, 1))
+    res = optimize.minimize(
+        lambda p: -stats.norm(p[0] * x + p[1], np.exp(p[2])).logpdf(y).sum(), [0, 0, 0])
+    np.testing.assert_allclose([t1, t2, s], [res.x[0], res.x[1], np.exp(res.x[2])],
+                               atol=1e-3)
+
+
+def test_cross_entropy_is_minus_log_likelihood():
+    y = np.array([1, 0, 1, 1, 0])
+    p = np.array([0.9, 0.2, 0.6, 0.99, 0.5])
+    lik = np.prod(np.where(y == 1, p, 1 - p))
+    assert cross_entropy(y, p) == pytest.approx(-np.log(lik))
+    assert cross_entropy([1, 0], [1.0, 0.0]) == 0.0
+
+
+def test_bernoulli_log_likelihood_handles_zero_counts_at_the_boundary():
+    assert bernoulli_log_likelihood(1.0, 3, 0) == 0.0
+    assert bernoulli_log_likelihood(0.0, 3, 0) == -np.inf
+
+
+# ------------------------------------------------------------------ properties
+@pytest.mark.parametrize("seed", range(5))
+def test_posterior_mean_between_prior_mean_and_mle(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.uniform(0.2, 20, size=2)
+    heads, tails = rng.integers(0, 50, size=2)
+    if heads + tails == 0:
+        heads = 1
+    prior = BetaPosterior(a, b)
+    lo, hi = sorted([prior.mean(), mle_bernoulli(heads, tails)])
+    assert lo - 1e-12 <= prior.update(heads, tails).mean() <= hi + 1e-12
+
+
+def test_map_tends_to_mle_as_n_grows():
+    gaps = [abs(map_bernoulli(3 * n, n, 10, 2) - mle_bernoulli(3 * n, n))
+            for n in (1, 10, 100, 1000, 10_000)]
+    assert all(g1 > g2 for g1, g2 in zip(gaps, gaps[1:]))
+    assert gaps[-1] < 1e-3
+
+
+def test_mle_equals_map_with_uniform_prior():
+    for h, t in [(1, 0), (3, 4), (0, 5)]:
+        assert map_bernoulli(h, t, 1, 1) == pytest.approx(mle_bernoulli(h, t))
+
+
+def test_update_does_not_modify_the_prior():
+    prior = BetaPosterior(2, 3)
+    prior.update(5, 5)
+    assert (prior.a, prior.b) == (2.0, 3.0)
+
+
+def test_mle_is_vectorised():
+    np.testing.assert_allclose(mle_bernoulli([1, 2, 3], [1, 0, 1]), [0.5, 1.0, 0.75])
+
+
+# ---------------------------------------------------------- documented MAP edges
+def test_map_on_the_boundary_when_an_exponent_is_zero():
+    assert map_bernoulli(0, 3, 1, 1) == 0.0
+    assert BetaPosterior(1, 4).mode() == 0.0
+    assert BetaPosterior(4, 1).mode() == 1.0
+
+
+@pytest.mark.parametrize("a,b,h,t", [(0.5, 0.5, 0, 0), (0.5, 2, 0, 3), (1, 1, 0, 0)])
+def test_map_raises_when_no_mode_exists(a, b, h, t):
+    with pytest.raises(ValueError, match="no MAP estimate"):
+        map_bernoulli(h, t, a, b)
+
+
+def test_map_exists_once_data_push_parameters_above_one():
+    assert map_bernoulli(2, 2, 0.5, 0.5) == pytest.approx(1.5 / 3)
+
+
+def test_dirichlet_mode_errors():
+    with pytest.raises(ValueError, match="unbounded"):
+        DirichletPosterior([0.5, 2, 2]).mode()
+    with pytest.raises(ValueError, match="flat"):
+        DirichletPosterior([1, 1, 1]).mode()
+    np.testing.assert_allclose(DirichletPosterior([1, 2, 3]).mode(), [0, 1 / 3, 2 / 3])
+
+
+# ------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("a,b", [(0, 1), (-1, 2), (1, np.nan), (np.inf, 1)])
+def test_invalid_beta_hyperparameters(a, b):
+    with pytest.raises(ValueError):
+        BetaPosterior(a, b)
+
+
+@pytest.mark.parametrize("h,t", [(-1, 2), (np.nan, 1), (1, np.inf)])
+def test_invalid_counts(h, t):
+    with pytest.raises(ValueError):
+        mle_bernoulli(h, t)
+    with pytest.raises(ValueError):
+        BetaPosterior(1, 1).update(h, t)
+
+
+def test_empty_data():
+    with pytest.raises(ValueError, match="empty"):
+        mle_bernoulli(0, 0)
+    with pytest.raises(ValueError, match="empty"):
+        gaussian_mle([])
+    with pytest.raises(ValueError, match="empty"):
+        wrapper_counts([], [])
+    with pytest.raises(ValueError, match="empty"):
+        cross_entropy([], [])
+
+
+def test_nan_and_shape_errors_in_continuous_models():
+    with pytest.raises(ValueError, match="NaN"):
+        gaussian_mle([1.0, np.nan])
+    with pytest.raises(ValueError, match="lengths"):
+        linear_gaussian_mle([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="identifiable"):
+        linear_gaussian_mle([1, 1, 1], [1, 2, 3])
+
+
+def test_dirichlet_bad_input():
+    with pytest.raises(ValueError):
+        DirichletPosterior([1.0])
+    with pytest.raises(ValueError):
+        DirichletPosterior([1, 0, 2])
+    with pytest.raises(ValueError, match="shape"):
+        DirichletPosterior([1, 1]).update([1, 2, 3])
+    with pytest.raises(ValueError, match="non-negative"):
+        DirichletPosterior([1, 1]).update([1, -2])
+
+
+def test_other_bad_input():
+    with pytest.raises(ValueError):
+        BetaPosterior(2, 2).interval(1.0)
+    with pytest.raises(ValueError):
+        bernoulli_log_likelihood(1.5, 1, 1)
+    with pytest.raises(ValueError):
+        cross_entropy([0, 2], [0.5, 0.5])
+    with pytest.raises(ValueError):
+        cross_entropy([0, 1], [0.5, 1.5])
+    with pytest.raises(ValueError):
+        wrapper_counts([0, 1, 2], [0, 1, 1])
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError):
+            n_params_naive_bayes(bad)
+
+
+def test_widget_callback_returns_a_figure_for_edge_settings():
+    import matplotlib.pyplot as plt
+    for args in [(2, 2, 3, 1), (0.5, 0.5, 0, 0), (20, 20, 60, 0), (1, 1, 0, 0)]:
+        fig = plot_beta_update(*args)
+        assert fig.axes and fig.axes[0].lines
+        plt.close(fig)
