@@ -1,0 +1,349 @@
+"""Tests of lib/bayes.py (Chapter 1, "Bayesian learning").
+
+The textbook's candy-bag numbers (Russell and Norvig, section 20.1; seed 004), exact
+posteriors from Bayes' theorem, properties of Bayesian updating, bad input, the Gibbs
+versus Bayes optimal comparison and the chapter's plotting functions.
+"""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from lib.bayes import (CANDY_LIME, CANDY_PRIOR, CANDY_PRIORS, DiscreteBayesLearner,
+                       bayes_optimal_classify, candy_learner, candy_posterior_table,
+                       gibbs_classify, interval_concepts, plot_candy_experiment,
+                       plot_candy_posteriors, plot_gibbs_vs_bayes, posterior,
+                       simulate_gibbs_vs_bayes)
+
+LIMES = ["lime"] * 10
+
+
+def exact_posterior(n_limes, prior=(Fraction(1, 10), Fraction(2, 10), Fraction(4, 10),
+                                    Fraction(2, 10), Fraction(1, 10))):
+    """Posterior after n limes with exact rational arithmetic (the oracle)."""
+    lime = [Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1)]
+    joint = [p * q ** n_limes for p, q in zip(prior, lime)]
+    total = sum(joint)
+    return [j / total for j in joint], sum(j * q for j, q in zip(joint, lime)) / total
+
+
+# ------------------------------------------------------------ textbook's numbers
+def test_candy_constants():
+    np.testing.assert_array_equal(CANDY_LIME, [0.0, 0.25, 0.5, 0.75, 1.0])
+    np.testing.assert_array_equal(CANDY_PRIOR, [0.1, 0.2, 0.4, 0.2, 0.1])
+
+
+def test_posterior_path_matches_exact_fractions():
+    path = candy_learner().posterior_path(LIMES)
+    assert path.shape == (11, 5)
+    for n in range(11):
+        post, _ = exact_posterior(n)
+        np.testing.assert_allclose(path[n], [float(p) for p in post], rtol=1e-12, atol=1e-15)
+
+
+def test_posterior_printed_values():
+    path = candy_learner().posterior_path(LIMES)
+    np.testing.assert_allclose(path[0], CANDY_PRIOR, rtol=1e-14)
+    assert path[3, 4] == pytest.approx(8 / 19, abs=1e-14)          # P(h5 | 3 limes)
+    assert path[3, 3] == pytest.approx(27 / 76, abs=1e-14)         # P(h4 | 3 limes)
+    assert path[1].round(4).tolist() == [0.0, 0.1, 0.4, 0.3, 0.2]
+    assert path[2].round(4).tolist() == [0.0, 0.0385, 0.3077, 0.3462, 0.3077]
+    assert path[10].round(4).tolist() == [0.0, 0.0, 0.0035, 0.1009, 0.8956]
+
+
+def test_likelihood_of_h3_after_ten_limes_is_half_to_the_tenth():
+    assert np.exp(candy_learner().log_likelihood(LIMES)[2]) == pytest.approx(0.5 ** 10)
+
+
+def test_bayesian_prediction_after_limes():
+    learner = candy_learner()
+    pred = learner.predictive_path(LIMES)[:, learner.outcomes.index("lime")]
+    exact = [float(exact_posterior(n)[1]) for n in range(11)]
+    np.testing.assert_allclose(pred, exact, rtol=1e-12)
+    assert pred.round(4).tolist()[:4] == [0.5, 0.65, 0.7308, 0.7961]
+    assert round(pred[3], 1) == 0.8
+    assert np.all(np.diff(pred) > 0)
+    assert learner.predictive(LIMES[:3]) == pytest.approx({"cherry": 1 - 0.7960526315789,
+                                                           "lime": 0.7960526315789})
+
+
+def test_map_bag_after_n_limes():
+    learner = candy_learner()
+    assert [learner.map_index(LIMES[:n]) + 1 for n in range(11)] == [3, 3, 4] + [5] * 8
+
+
+def test_map_prediction_after_three_limes_is_one():
+    learner = candy_learner()
+    assert learner.map_predictive(LIMES[:3]) == {"cherry": 0.0, "lime": 1.0}
+    assert learner.predictive(LIMES[:3])["lime"] < 0.8
+
+
+def test_posterior_function_on_candy():
+    np.testing.assert_allclose(posterior(CANDY_PRIOR, CANDY_LIME ** 3),
+                               candy_learner().posterior(LIMES[:3]), rtol=1e-12)
+    # a 2-D likelihood is a product over rows
+    np.testing.assert_allclose(posterior(CANDY_PRIOR, np.tile(CANDY_LIME, (3, 1))),
+                               posterior(CANDY_PRIOR, CANDY_LIME ** 3), rtol=1e-12)
+
+
+def test_table_has_the_numbers():
+    table = candy_posterior_table(n_limes=3)
+    lines = table.splitlines()
+    assert len(lines) == 2 + 4
+    assert lines[-1] == "| 3 | 0.0000 | 0.0132 | 0.2105 | 0.3553 | 0.4211 | 0.7961 |"
+
+
+# -------------------------------------------------------------------- properties
+@pytest.mark.parametrize("seed", range(5))
+def test_posterior_sums_to_one(seed):
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.ones(7))
+    lik = rng.random(7)
+    assert posterior(prior, lik).sum() == pytest.approx(1.0, abs=1e-12)
+    learner = candy_learner(rng.dirichlet(np.ones(5)))
+    data = learner.sample(2, 30, rng)
+    np.testing.assert_allclose(learner.posterior_path(data).sum(axis=1), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_order_of_observations_does_not_matter(seed):
+    rng = np.random.default_rng(seed)
+    learner = candy_learner()
+    data = learner.sample(2, 25, rng)
+    shuffled = list(rng.permutation(data))
+    np.testing.assert_allclose(learner.posterior(data), learner.posterior(shuffled), atol=1e-12)
+
+
+def test_sequential_equals_batch_update():
+    rng = np.random.default_rng(3)
+    learner = candy_learner()
+    data = learner.sample(3, 12, rng)
+    prior = CANDY_PRIOR
+    for d in data:  # posterior after each candy becomes the prior for the next
+        prior = candy_learner(prior).posterior([d])
+        prior = prior / prior.sum()
+    np.testing.assert_allclose(prior, learner.posterior(data), atol=1e-12)
+    lik = np.prod([CANDY_LIME if d == "lime" else 1 - CANDY_LIME for d in data], axis=0)
+    np.testing.assert_allclose(posterior(CANDY_PRIOR, lik), learner.posterior(data), atol=1e-12)
+
+
+def test_zero_prior_stays_zero():
+    learner = candy_learner(CANDY_PRIORS["no all-lime bags"])
+    path = learner.posterior_path(["lime"] * 50)
+    assert np.all(path[:, 4] == 0.0)
+    assert learner.map_index(["lime"] * 50) == 3
+
+
+def test_long_data_do_not_underflow():
+    learner = candy_learner()
+    data = ["lime", "cherry"] * 50_000                 # likelihood 0.25**100000 underflows
+    post = learner.posterior(data)
+    assert np.all(np.isfinite(post))
+    assert post[2] == pytest.approx(1.0)               # the 50/50 bag
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ml_equals_map_under_uniform_prior(seed):
+    rng = np.random.default_rng(seed)
+    uniform = candy_learner(np.full(5, 0.2))
+    textbook = candy_learner()
+    for n in range(20):
+        data = uniform.sample(int(rng.integers(1, 4)), n, rng)
+        assert uniform.map_index(data) == uniform.ml_index(data) == textbook.ml_index(data)
+
+
+def test_ml_differs_from_map_with_textbook_prior():
+    learner = candy_learner()
+    assert learner.ml_index(["lime"]) == 4
+    assert learner.map_index(["lime"]) == 2
+
+
+def test_general_learner_three_outcomes():
+    learner = DiscreteBayesLearner([0.5, 0.5], {"a": [0.2, 0.6], "b": [0.3, 0.3],
+                                                "c": [0.5, 0.1]})
+    post = learner.posterior(["a", "b"])
+    np.testing.assert_allclose(post, [0.06 / 0.24, 0.18 / 0.24])
+    pred = learner.predictive(["a", "b"])
+    assert pred["a"] == pytest.approx(0.25 * 0.2 + 0.75 * 0.6)
+    assert sum(pred.values()) == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("prior, match", [
+    ([0.5, -0.1, 0.6], "negative"),
+    ([0.5, np.nan, 0.5], "NaN"),
+    ([0.5, 0.3, 0.1], "sum to 1"),
+    ([np.inf, 0.0, 0.0], "infinite"),
+    ([], "non-empty"),
+])
+def test_bad_prior(prior, match):
+    with pytest.raises(ValueError, match=match):
+        posterior(prior, [0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match=match):
+        DiscreteBayesLearner(prior, {"x": [1.0, 1.0, 1.0]})
+
+
+@pytest.mark.parametrize("lik, match", [
+    ([0.5, -0.5, 0.5], "negative"),
+    ([0.5, np.nan, 0.5], "NaN"),
+    ([0.5, 0.5], "shape"),
+    ([[0.5, 0.5, 0.5, 0.5]], "shape"),
+])
+def test_bad_likelihood_for_posterior(lik, match):
+    with pytest.raises(ValueError, match=match):
+        posterior([0.2, 0.3, 0.5], lik)
+
+
+def test_learner_likelihood_of_wrong_length():
+    with pytest.raises(ValueError, match="shape"):
+        DiscreteBayesLearner(CANDY_PRIOR, {"cherry": [1, 0.75, 0.5, 0.25], "lime": [0, 0.25, 0.5, 0.75]})
+
+
+def test_learner_bad_likelihood_values():
+    with pytest.raises(ValueError, match="negative"):
+        DiscreteBayesLearner([0.5, 0.5], {"a": [-0.1, 0.5], "b": [1.1, 0.5]})
+    with pytest.raises(ValueError, match="NaN"):
+        DiscreteBayesLearner([0.5, 0.5], {"a": [np.nan, 0.5], "b": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="sum to 1 over outcomes"):
+        DiscreteBayesLearner([0.5, 0.5], {"a": [0.5, 0.5], "b": [0.6, 0.5]})
+    with pytest.raises(TypeError, match="dict"):
+        DiscreteBayesLearner([0.5, 0.5], [[0.5, 0.5], [0.5, 0.5]])
+
+
+def test_outcome_not_in_likelihood():
+    learner = candy_learner()
+    for method in (learner.posterior_path, learner.predictive, learner.map_index,
+                   learner.ml_index):
+        with pytest.raises(ValueError, match="'strawberry' is not in the likelihood"):
+            method(["lime", "strawberry"])
+
+
+def test_data_impossible_under_every_hypothesis():
+    with pytest.raises(ValueError, match="impossible"):
+        posterior([0.5, 0.5, 0.0], [0.0, 0.0, 1.0])
+    learner = candy_learner([0.5, 0.0, 0.0, 0.0, 0.5])       # only h1 and h5 allowed
+    with pytest.raises(ValueError, match="impossible.*row 2"):
+        learner.posterior_path(["lime", "cherry"])
+    for method in (learner.predictive, learner.map_index):
+        with pytest.raises(ValueError, match="impossible"):
+            method(["lime", "cherry"])
+    with pytest.raises(ValueError, match="impossible"):
+        DiscreteBayesLearner([0.5, 0.5], {"a": [1.0, 1.0], "b": [0.0, 0.0]}).ml_index(["b"])
+
+
+def test_classify_bad_shapes_and_rng():
+    with pytest.raises(ValueError, match="class_probs must have shape"):
+        bayes_optimal_classify([0.5, 0.5], [[1, 0], [0, 1], [1, 0]])
+    with pytest.raises(ValueError, match="sum to 1"):
+        bayes_optimal_classify([0.5, 0.6], [[1, 0], [0, 1]])
+    with pytest.raises(TypeError, match="Generator"):
+        gibbs_classify([0.5, 0.5], [[1, 0], [0, 1]], rng=0)
+
+
+# ------------------------------------------------------- Bayes optimal and Gibbs
+def test_bayes_optimal_vote_beats_map():
+    post = [0.4, 0.3, 0.3]
+    says = [[1, 0], [0, 1], [0, 1]]
+    assert bayes_optimal_classify(post, says) == 1
+    batch = bayes_optimal_classify(np.tile(post, (4, 1)), np.tile(says, (4, 1, 1)))
+    np.testing.assert_array_equal(batch, [1, 1, 1, 1])
+
+
+def test_bayes_optimal_matches_predictive_of_learner():
+    learner = candy_learner()
+    for n in range(6):
+        post = learner.posterior(LIMES[:n])
+        probs = learner.table.T                                  # (H, C): P(c | h)
+        expected = int(np.argmax(list(learner.predictive(LIMES[:n]).values())))
+        assert bayes_optimal_classify(post, probs) == expected
+
+
+def test_gibbs_samples_hypotheses_with_posterior_frequencies():
+    rng = np.random.default_rng(0)
+    post = np.array([0.2, 0.5, 0.3])
+    says = np.eye(3)                                             # hypothesis h says class h
+    labels = gibbs_classify(np.tile(post, (100_000, 1)), says, rng)
+    freq = np.bincount(labels, minlength=3) / labels.size
+    np.testing.assert_allclose(freq, post, atol=0.005)
+    assert gibbs_classify(post, says, np.random.default_rng(1)) in (0, 1, 2)
+    # zero-posterior hypotheses are never drawn
+    never = gibbs_classify(np.tile([0.0, 1.0, 0.0], (1000, 1)), says, rng)
+    assert np.all(never == 1)
+
+
+def test_gibbs_sample_label_draws_from_predictive():
+    rng = np.random.default_rng(5)
+    post = np.tile([0.1, 0.9], (200_000, 1))
+    probs = np.array([[0.4, 0.6], [1.0, 0.0]])
+    labels = gibbs_classify(post, probs, rng, sample_label=True)
+    assert labels.mean() == pytest.approx(0.06, abs=0.003)
+    # without sample_label the drawn hypothesis answers its most probable class:
+    # class 1 exactly when h_a (posterior 0.1) is drawn
+    assert gibbs_classify(post, probs, rng).mean() == pytest.approx(0.1, abs=0.003)
+
+
+def test_interval_concepts():
+    c = interval_concepts(10)
+    assert c.shape == (56, 10)
+    assert len({tuple(row) for row in c}) == 56                 # all distinct
+    assert c.sum(axis=1).max() == 10 and c.sum(axis=1).min() == 0
+    with pytest.raises(ValueError):
+        interval_concepts(0)
+
+
+def test_gibbs_error_within_twice_bayes_optimal():
+    concepts = interval_concepts(10)
+    prior = 0.7 ** concepts.sum(axis=1)
+    prior /= prior.sum()
+    bayes, gibbs = simulate_gibbs_vs_bayes(prior, concepts, range(0, 12), 20_000,
+                                           np.random.default_rng(2026))
+    assert np.all(gibbs <= 2 * bayes)
+    assert np.all(gibbs >= bayes)
+    assert np.all(bayes > 0) and bayes[0] > bayes[-1]           # learning happens
+    # with m = 0 the Bayes optimal error is exactly computable: compare
+    p_pos = prior @ concepts                                    # P(label 1 | x), per x
+    assert bayes[0] == pytest.approx(np.mean(np.minimum(p_pos, 1 - p_pos)), abs=0.01)
+    assert gibbs[0] == pytest.approx(np.mean(2 * p_pos * (1 - p_pos)), abs=0.01)
+
+
+def test_simulation_bad_input():
+    with pytest.raises(ValueError, match="0/1"):
+        simulate_gibbs_vs_bayes([0.5, 0.5], [[0, 2], [1, 1]], [1], 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="shape"):
+        simulate_gibbs_vs_bayes([0.5, 0.5], [[0, 1]], [1], 10, np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------------- figures
+def test_plot_candy_posteriors_returns_figure():
+    fig = plot_candy_posteriors(n_limes=10)
+    assert isinstance(fig, Figure)
+    ax_post, ax_pred = fig.axes
+    assert len(ax_post.lines) == 5
+    np.testing.assert_allclose(ax_post.lines[4].get_ydata(),
+                               candy_learner().posterior_path(LIMES)[:, 4])
+
+
+@pytest.mark.parametrize("prior", list(CANDY_PRIORS))
+def test_plot_candy_experiment_returns_figure(prior):
+    fig = plot_candy_experiment(prior=prior, true_bag=2, n_candies=15, seed=3)
+    assert isinstance(fig, Figure)
+    assert len(fig.axes) == 2
+    assert "15 draws" in fig._suptitle.get_text()
+
+
+def test_plot_candy_experiment_impossible_data_and_bad_input():
+    # an all-lime-only prior meets a cherry: the figure says so instead of failing
+    fig = plot_candy_experiment(prior=[0.0, 0.0, 0.0, 0.0, 1.0], true_bag=1, n_candies=3)
+    assert isinstance(fig, Figure)
+    assert any("impossible" in t.get_text() for t in fig.axes[0].texts)
+    with pytest.raises(ValueError, match="unknown prior"):
+        plot_candy_experiment(prior="optimistic")
+    with pytest.raises(ValueError, match="true_bag"):
+        plot_candy_experiment(true_bag=6)
+
+
+def test_plot_gibbs_vs_bayes_returns_figure():
+    fig = plot_gibbs_vs_bayes([0, 1, 2], [0.3, 0.2, 0.1], [0.4, 0.3, 0.15])
+    assert isinstance(fig, Figure)
+    assert len(fig.axes[0].lines) == 3
