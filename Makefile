@@ -39,16 +39,20 @@ prepare: $(STAMP)
 	if [ "$$(cat $(BUILD)/.lib-key 2>/dev/null)" != "$$key" ]; then \
 	  rm -rf $(BUILD)/.jupyter_cache; echo "$$key" > $(BUILD)/.lib-key; \
 	  echo "lib/ or data/ changed: execution cache cleared"; fi
+	@rm -rf _generated/exercises
+	$(BIN)/python -m lib.grading release exercises --out _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 
 book: prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
 
-# Plain .ipynb copies of the chapters (for nbval and the launch buttons).
+# Plain .ipynb copies of the chapters and the released student exercise notebooks
+# (for nbval and the launch buttons).
 notebooks: $(STAMP)
 	@mkdir -p $(BUILD)/notebooks/chapters
 	@for f in chapters/*.md; do \
 	  $(BIN)/jupytext --quiet --to ipynb --output $(BUILD)/notebooks/chapters/$$(basename $${f%.md}).ipynb $$f || exit 1; \
 	done
+	$(BIN)/python -m lib.grading release exercises --out $(BUILD)/notebooks/exercises
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q --ignore=tests/browser

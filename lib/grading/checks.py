@@ -1,0 +1,224 @@
+"""Tests of answers: evaluate, serialise as JSON data, compare.
+
+A test is a pair of Python expressions written ``answer_expr == expected_expr`` in the
+source notebook (see ``exercises/README.md``):
+
+* ``answer_expr`` is evaluated in the student's namespace (in the student's kernel);
+  its value is turned into plain JSON data by :func:`encode`.
+* ``expected_expr`` is evaluated by the course, never by student code, in a small
+  trusted namespace holding ``np``, ``math`` and :func:`approx`.
+* :func:`compare` decides on the two pieces of data.
+
+The self-check ``check("q1")`` (:class:`Checker`) and the grader use the same three
+functions, so a public test behaves alike in the notebook and in the gradebook. The
+grader runs :func:`send_values` in the student's kernel and compares in its own process.
+"""
+import ast
+import json
+import math
+import sys
+
+import numpy as np
+
+#: MIME type of the answers that :func:`send_values` displays for the grader.
+MIME = "application/vnd.bayes-course.grading+json"
+MAX_ITEMS = 100_000  # larger answers are not graded (a guard against huge values)
+
+
+class Approx:
+    """An expected value compared with a tolerance; made by :func:`approx`."""
+
+    def __init__(self, value, rtol, atol):
+        self.value, self.rtol, self.atol = value, rtol, atol
+
+    def __repr__(self):
+        return f"approx({self.value!r}, rtol={self.rtol}, atol={self.atol})"
+
+
+def approx(value, *, rtol=1e-6, atol=1e-12):
+    """Expected number or array ``value``, matched when ``np.allclose(got, value, rtol, atol)``.
+
+    Use it on the right of a test: ``answer_q1 == approx([0.1, 0.2], atol=5e-5)``.
+    Plain numbers on the right are compared with the defaults (``rtol=1e-6``).
+    """
+    return Approx(value, rtol, atol)
+
+
+#: The names available to expected expressions (the right side of a test).
+TRUSTED_NAMES = {"np": np, "math": math, "approx": approx}
+
+
+def expected_value(expr):
+    """Evaluate an expected expression in the trusted namespace and encode it."""
+    return encode(eval(expr, dict(TRUSTED_NAMES)))  # noqa: S307 - course-authored code
+
+
+def encode(value, _depth=0, _count=None):
+    """Turn ``value`` into JSON-able data: numbers, strings, lists and tagged dicts.
+
+    numpy arrays become nested lists, tuples become lists, numpy scalars Python
+    numbers; ``...`` (an unanswered question) becomes ``{"$type": "ellipsis"}``;
+    anything else (a function, an object) becomes ``{"$type": "object", ...}``, which
+    matches nothing.
+    """
+    count = _count if _count is not None else [0]
+    count[0] += 1
+    if count[0] > MAX_ITEMS or _depth > 20:
+        raise ValueError("the answer is too large to grade")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if value is Ellipsis:
+        return {"$type": "ellipsis"}
+    if isinstance(value, Approx):
+        return {"$type": "approx", "value": encode(value.value, _depth + 1, count),
+                "rtol": float(value.rtol), "atol": float(value.atol)}
+    if isinstance(value, np.ndarray):
+        if value.size > MAX_ITEMS:
+            raise ValueError("the answer is too large to grade")
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [encode(v, _depth + 1, count) for v in value]
+    if isinstance(value, dict):
+        return {"$type": "dict",
+                "items": [[encode(k, _depth + 1, count), encode(v, _depth + 1, count)]
+                          for k, v in value.items()]}
+    return {"$type": "object", "type": type(value).__name__}
+
+
+def _numbers(x):
+    """``x`` as a float array if it is a number or a (nested) list of numbers, else None."""
+    if isinstance(x, (dict, str)) or x is None:
+        return None
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return arr
+
+
+def compare(got, expected):
+    """True when the encoded answer ``got`` matches the encoded ``expected``.
+
+    Numbers and (nested) lists of numbers compare with ``np.allclose`` (tolerance of
+    :func:`approx`, default ``rtol=1e-6``) and must have the same shape; strings,
+    booleans and ``None`` compare exactly; lists element by element; dicts by items.
+    """
+    if isinstance(expected, dict) and expected.get("$type") == "approx":
+        rtol, atol, expected = expected["rtol"], expected["atol"], expected["value"]
+    else:
+        rtol, atol = 1e-6, 1e-12
+    if isinstance(expected, bool) or expected is None or isinstance(expected, str):
+        return type(got) is type(expected) and got == expected
+    if isinstance(expected, dict):
+        if not isinstance(got, dict) or got.get("$type") != "dict" or expected.get("$type") != "dict":
+            return False
+        return len(got["items"]) == len(expected["items"]) and all(
+            any(compare(gk, ek) and compare(gv, ev) for gk, gv in got["items"])
+            for ek, ev in expected["items"])
+    exp, arr = _numbers(expected), _numbers(got)
+    if exp is not None:
+        if arr is None or isinstance(got, bool) or arr.shape != exp.shape:
+            return False
+        return bool(np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True))
+    if isinstance(expected, list):
+        return (isinstance(got, list) and len(got) == len(expected)
+                and all(compare(g, e) for g, e in zip(got, expected)))
+    return False
+
+
+def evaluate(expr, namespace):
+    """Evaluate a student-side expression: ``{"value": data}`` or ``{"error": message}``.
+
+    Never raises (except ``KeyboardInterrupt``): an exception in the student's code, even
+    ``SystemExit``, becomes an error message.
+    """
+    try:
+        for node in ast.walk(ast.parse(expr, mode="eval")):
+            if isinstance(node, ast.Name) and namespace.get(node.id, None) is Ellipsis:
+                return {"value": {"$type": "ellipsis"}, "name": node.id}
+        value = eval(expr, namespace)  # noqa: S307 - the student's own namespace
+        return {"value": json.loads(json.dumps(encode(value)))}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - report every failure of student code
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def short(data):
+    """A short human-readable rendering of encoded data (at most 80 characters)."""
+    if isinstance(data, dict) and data.get("$type") == "approx":
+        text = f"{short(data['value'])} (± {data['atol'] or data['rtol']:g})"
+    elif isinstance(data, dict) and data.get("$type") == "object":
+        text = f"a {data.get('type')} object"
+    elif isinstance(data, dict) and data.get("$type") == "dict":
+        text = "{" + ", ".join(f"{short(k)}: {short(v)}" for k, v in data["items"]) + "}"
+    else:
+        text = json.dumps(data)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def judge(expr, result, expected):
+    """Outcome of one test: ``("passed" | "failed" | "error", message)``."""
+    if not isinstance(result, dict) or not ("value" in result or "error" in result):
+        return "error", f"`{expr}`: no answer received"
+    if "error" in result:
+        return "error", f"`{expr}` raised {result['error']}"
+    got = result["value"]
+    if isinstance(got, dict) and got.get("$type") == "ellipsis":
+        return "error", f"`{result.get('name', expr)}` is still `...`: not answered yet"
+    if compare(got, expected):
+        return "passed", f"`{expr}` is right"
+    return "failed", f"`{expr}` gave {short(got)}, expected {short(expected)}"
+
+
+def send_values(exprs, namespace):
+    """Grader side, run in the student's kernel: evaluate ``exprs`` and display the data.
+
+    The grader reads the display output of MIME type :data:`MIME` and compares the
+    values in its own process, where the expected values are.
+    """
+    from IPython.display import display
+
+    display({MIME: [evaluate(e, namespace) for e in exprs]}, raw=True)
+
+
+class Checker:
+    """The ``check`` function of a released notebook: runs one question's tests.
+
+    Created by the first cell of every released notebook from the public tests
+    (plus the hidden ones in the instructor edition), e.g.
+    ``check = Checker({"exercise": "01_x", "questions": {"q1": {"points": 2,
+    "tests": [["len(answer_q1)", "5"]]}}})``.
+    """
+
+    def __init__(self, spec):
+        self.exercise = spec["exercise"]
+        self.questions = spec["questions"]
+        self.kind = "public tests" if spec.get("public_only", True) else "tests (public and hidden)"
+
+    def __call__(self, name):
+        """Run the tests of question ``name`` on the caller's variables; print a report.
+
+        Never raises because of the student's answer; an unknown ``name`` is a
+        ``ValueError``. Writes no file.
+        """
+        if name not in self.questions:
+            raise ValueError(f"unknown question {name!r}: this notebook has "
+                             f"{', '.join(self.questions)}")
+        namespace = sys._getframe(1).f_globals
+        tests = self.questions[name]["tests"]
+        outcomes = [judge(expr, evaluate(expr, namespace), expected_value(exp))
+                    for expr, exp in tests]
+        bad = list(dict.fromkeys(msg for status, msg in outcomes if status != "passed"))
+        if not bad:
+            print(f"{name}: all {len(tests)} {self.kind} passed.")
+        else:
+            passed = sum(status == "passed" for status, _ in outcomes)
+            print(f"{name}: {passed} of {len(tests)} {self.kind} passed.")
+            print("\n".join(f"  - {msg}" for msg in bad))

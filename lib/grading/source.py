@@ -1,0 +1,271 @@
+"""Exercise sources (otter-style markers) and the release of student notebooks.
+
+The format is documented for authors in ``exercises/README.md``. In short, inside a
+source notebook (MyST ``.md`` or ``.ipynb``):
+
+* a raw or code cell ``# BEGIN QUESTION`` with lines ``name: q1`` and ``points: 2``
+  opens a question, a cell ``# END QUESTION`` closes it;
+* in code cells, ``x = value  # SOLUTION`` becomes ``x = ...`` and the lines between
+  ``# BEGIN SOLUTION`` and ``# END SOLUTION`` become ``...`` (top level) or
+  ``raise NotImplementedError("exercise")`` (indented, i.e. a function body);
+* a code cell starting ``# TESTS`` (public) or ``# HIDDEN TESTS`` holds one test per
+  statement, ``answer_expr == expected_expr`` (see :mod:`lib.grading.checks`).
+"""
+import ast
+import json
+import pprint
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from .checks import expected_value
+
+BEGIN_QUESTION, END_QUESTION = "# BEGIN QUESTION", "# END QUESTION"
+BEGIN_SOLUTION, END_SOLUTION = "# BEGIN SOLUTION", "# END SOLUTION"
+PUBLIC_TESTS, HIDDEN_TESTS = "# TESTS", "# HIDDEN TESTS"
+SOLUTION_LINE = re.compile(r"^(\s*)([^=#]+?)\s*=\s*(.*?)\s*#\s*SOLUTION\s*$")
+STUB = 'raise NotImplementedError("exercise")'
+
+
+@dataclass
+class Question:
+    """One graded question: its name, points and tests ``[(answer_expr, expected_expr)]``."""
+
+    name: str
+    points: float
+    public: list = field(default_factory=list)
+    hidden: list = field(default_factory=list)
+
+    @property
+    def tests(self):
+        """All tests, public first (the order of the grader's report)."""
+        return self.public + self.hidden
+
+
+@dataclass
+class Exercise:
+    """A parsed source notebook: its name (file stem), notebook and questions by name."""
+
+    name: str
+    notebook: nbformat.NotebookNode
+    questions: dict
+
+
+def find_source(path):
+    """The source notebook of an exercise folder (or ``path`` itself if it is a file)."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    found = sorted(p for p in path.iterdir() if p.suffix in (".md", ".ipynb") and p.stem == path.name)
+    if len(found) != 1:
+        raise ValueError(f"{path}: expected one source notebook {path.name}.md or {path.name}.ipynb")
+    return found[0]
+
+
+def read_source(path):
+    """Read and parse the source notebook of an exercise (a folder or a file)."""
+    path = find_source(path)
+    nb = jupytext.read(path) if path.suffix == ".md" else nbformat.read(path, as_version=4)
+    return parse(nb, path.stem)
+
+
+def _first_line(cell):
+    return cell.source.lstrip().split("\n", 1)[0].strip()
+
+
+def _parse_header(cell, where):
+    meta = {}
+    for line in cell.source.strip().split("\n")[1:]:
+        key, sep, value = line.partition(":")
+        if not sep:
+            raise ValueError(f"{where}: expected `key: value` lines after {BEGIN_QUESTION}, got {line!r}")
+        meta[key.strip().lstrip("#").strip()] = value.strip()
+    name = meta.get("name", "")
+    if not name.isidentifier():
+        raise ValueError(f"{where}: {BEGIN_QUESTION} needs `name: <identifier>`, got {name!r}")
+    try:
+        points = float(meta.get("points", ""))
+    except ValueError:
+        raise ValueError(f"{where}: question {name} needs `points: <number>`") from None
+    if not points > 0:
+        raise ValueError(f"{where}: question {name} must be worth more than 0 points")
+    return Question(name, int(points) if points.is_integer() else points)
+
+
+def _parse_tests(cell, where):
+    body = cell.source.strip().split("\n", 1)[1] if "\n" in cell.source.strip() else ""
+    try:
+        tree = ast.parse(body)
+    except SyntaxError as exc:
+        raise ValueError(f"{where}: test line {exc.lineno}: {exc.msg}") from None
+    tests = []
+    for stmt in tree.body:
+        value = getattr(stmt, "value", None)
+        if not (isinstance(stmt, ast.Expr) and isinstance(value, ast.Compare)
+                and len(value.ops) == 1 and isinstance(value.ops[0], ast.Eq)):
+            raise ValueError(f"{where}: test line {stmt.lineno} is not `answer_expr == expected_expr`")
+        answer, expected = (ast.get_source_segment(body, n) for n in (value.left, value.comparators[0]))
+        try:
+            json.dumps(expected_value(expected))
+        except Exception as exc:
+            raise ValueError(f"{where}: expected value {expected!r} of test line {stmt.lineno} "
+                             f"cannot be evaluated: {type(exc).__name__}: {exc}") from None
+        tests.append((answer, expected))
+    if not tests:
+        raise ValueError(f"{where}: a tests cell without tests")
+    return tests
+
+
+def parse(nb, name="exercise"):
+    """Parse the markers of a source notebook into an :class:`Exercise`.
+
+    Malformed markers raise ``ValueError`` naming the cell (``cell 7``, 1-based).
+    """
+    questions, current = {}, None
+    for i, cell in enumerate(nb.cells, start=1):
+        where, first = f"{name}: cell {i}", _first_line(cell)
+        if cell.cell_type == "markdown":
+            continue
+        if first == BEGIN_QUESTION:
+            if current:
+                raise ValueError(f"{where}: {BEGIN_QUESTION} inside question {current.name} "
+                                 f"(missing {END_QUESTION})")
+            current = _parse_header(cell, where)
+            if current.name in questions:
+                raise ValueError(f"{where}: duplicate question name {current.name}")
+            questions[current.name] = current
+        elif first == END_QUESTION:
+            if not current:
+                raise ValueError(f"{where}: {END_QUESTION} without {BEGIN_QUESTION}")
+            if not current.public or not current.hidden:
+                raise ValueError(f"{where}: question {current.name} needs a {PUBLIC_TESTS} "
+                                 f"and a {HIDDEN_TESTS} cell")
+            current = None
+        elif first in (PUBLIC_TESTS, HIDDEN_TESTS):
+            if not current:
+                raise ValueError(f"{where}: {first} outside a question")
+            (current.public if first == PUBLIC_TESTS else current.hidden).extend(_parse_tests(cell, where))
+        elif cell.cell_type == "code":
+            strip_solutions(cell.source, where=where)  # validates the solution markers
+    if current:
+        raise ValueError(f"{name}: question {current.name} has no {END_QUESTION}")
+    if not questions:
+        raise ValueError(f"{name}: no {BEGIN_QUESTION} cell")
+    return Exercise(name, nb, questions)
+
+
+def strip_solutions(source, keep=False, where="cell"):
+    """Replace the solutions in a code cell's source (or, with ``keep``, drop only the markers)."""
+    out, indent = [], None
+    for n, line in enumerate(source.split("\n"), start=1):
+        text = line.strip()
+        if text.startswith(BEGIN_SOLUTION):
+            if indent is not None:
+                raise ValueError(f"{where}: line {n}: nested {BEGIN_SOLUTION}")
+            indent = line[: len(line) - len(line.lstrip())]
+            if not keep:
+                out.append(indent + (STUB if indent else "..."))
+        elif text.startswith(END_SOLUTION):
+            if indent is None:
+                raise ValueError(f"{where}: line {n}: {END_SOLUTION} without {BEGIN_SOLUTION}")
+            indent = None
+        elif indent is not None:
+            if keep:
+                out.append(line)
+        elif re.search(r"#\s*SOLUTION\s*$", line):
+            match = SOLUTION_LINE.match(line)
+            if not match:
+                raise ValueError(f"{where}: line {n}: `# SOLUTION` must end a line `name = value`")
+            lead, target, value = match.groups()
+            out.append(f"{lead}{target} = {value if keep else '...'}")
+        else:
+            out.append(line)
+    if indent is not None:
+        raise ValueError(f"{where}: {BEGIN_SOLUTION} without {END_SOLUTION}")
+    return "\n".join(out)
+
+
+def release(exercise, instructor=False):
+    """The student notebook of an exercise (or, with ``instructor``, the solved one).
+
+    Solutions are replaced, hidden-test and marker cells removed, each public-tests cell
+    becomes ``check("q1")``, and a first cell creates ``check`` with the public tests
+    (the instructor edition keeps the solutions and checks the hidden tests too). Cells
+    of a question carry ``metadata.grading.question``; the notebook carries
+    ``metadata.grading.exercise``. The result has no outputs.
+    """
+    spec = {"exercise": exercise.name, "public_only": not instructor, "questions": {
+        q.name: {"points": q.points, "tests": [list(t) for t in (q.tests if instructor else q.public)]}
+        for q in exercise.questions.values()}}
+    setup = ("# Run this cell first. After answering a question, run check(\"q1\") to test "
+             "your answer\n# (public tests only; the graders also run hidden tests). "
+             "Do not edit this cell.\n"
+             f"from lib.grading import Checker\n\ncheck = Checker({pprint.pformat(spec, width=88)})")
+    cells = [nbformat.v4.new_code_cell(setup, metadata={"tags": ["remove-cell"]})]
+    question = None
+    for i, cell in enumerate(exercise.notebook.cells, start=1):
+        first = _first_line(cell)
+        if cell.cell_type != "markdown" and first == BEGIN_QUESTION:
+            question = _parse_header(cell, "").name
+            continue
+        if cell.cell_type != "markdown" and first == END_QUESTION:
+            question = None
+            continue
+        if cell.cell_type == "code" and first == HIDDEN_TESTS:
+            continue
+        meta = {k: v for k, v in cell.metadata.items() if k in ("tags",)}
+        if question:
+            meta["grading"] = {"question": question}
+        if cell.cell_type == "code" and first == PUBLIC_TESTS:
+            cells.append(nbformat.v4.new_code_cell(f'check("{question}")', metadata=meta))
+        elif cell.cell_type == "code":
+            source = strip_solutions(cell.source, keep=instructor, where=f"cell {i}")
+            cells.append(nbformat.v4.new_code_cell(source, metadata=meta))
+        elif cell.cell_type == "markdown":
+            cells.append(nbformat.v4.new_markdown_cell(cell.source, metadata=meta))
+        else:
+            cells.append(nbformat.v4.new_raw_cell(cell.source, metadata=meta))
+    for n, cell in enumerate(cells):
+        cell.id = f"cell-{n}"  # stable ids: releasing twice gives the same file
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "grading": {"exercise": exercise.name, "edition": "instructor" if instructor else "student"},
+    })
+    nbformat.validate(nb)
+    return nb
+
+
+def release_all(source, out, instructor=False):
+    """Release every exercise under ``source`` (an ``exercises/`` folder or one exercise).
+
+    Writes ``out/NN_topic/NN_topic.ipynb`` plus the other files of the exercise folder
+    (data, images); returns the written notebook paths.
+    """
+    source, out = Path(source), Path(out)
+    folders = [source] if source.is_file() or _is_exercise(source) else sorted(
+        p for p in source.iterdir() if p.is_dir() and _is_exercise(p))
+    if not folders:
+        raise ValueError(f"{source}: no exercise folder (NN_topic/NN_topic.md or .ipynb)")
+    written = []
+    for folder in folders:
+        path = find_source(folder)
+        exercise = read_source(path)
+        target = out / exercise.name
+        target.mkdir(parents=True, exist_ok=True)
+        for extra in path.parent.iterdir():
+            if extra.is_file() and extra != path and extra.name != "README.md" and folder.is_dir():
+                shutil.copy2(extra, target / extra.name)
+        nb_path = target / f"{exercise.name}.ipynb"
+        nbformat.write(release(exercise, instructor), nb_path)
+        written.append(nb_path)
+    return written
+
+
+def _is_exercise(folder):
+    return folder.is_dir() and any(
+        (folder / f"{folder.name}{ext}").is_file() for ext in (".md", ".ipynb"))
