@@ -1,0 +1,376 @@
+"""Tests of lib/em.py (Chapter 7, "Expectation maximization")."""
+import warnings
+from itertools import product
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal, norm
+
+from lib.bn import BayesNet
+from lib.em import (GaussianMixture, MixtureOfNaiveBayes, candy_counts, candy_parameters,
+                    candy_theta, em_bayes_net, em_known_variance, em_network,
+                    lower_bound_curves, mixture_log_likelihood, network_expected_counts,
+                    one_mean_em_path, plot_em_2d, sample_mixture)
+
+TRUE_W = [0.2, 0.3, 0.5]
+TRUE_M = np.array([[-2.0, 1.5], [0.5, -1.5], [2.0, 1.8]])
+TRUE_C = np.array([[[0.6, 0.3], [0.3, 0.8]], [[1.2, -0.4], [-0.4, 0.5]], [[0.5, 0], [0, 1.0]]])
+
+
+def mixture_data(n=500, seed=20):
+    return sample_mixture(n, TRUE_W, TRUE_M, TRUE_C, np.random.default_rng(seed))[0]
+
+
+def non_decreasing(ll, rel=1e-10):
+    ll = np.asarray(ll)
+    return np.all(np.diff(ll) >= -rel * np.abs(ll[1:]).max() - 1e-12)
+
+
+# ---------------------------------------------------------------- known variance
+def test_known_variance_matches_hand_computed_first_step():
+    x = np.array([-1.0, 0.0, 2.0, 3.0])
+    tr = em_known_variance(x, [0.0, 1.0], sigma=1.0, n_iter=1)
+    a = np.exp(-0.5 * (x[:, None] - np.array([0.0, 1.0])) ** 2)
+    r = a / a.sum(1, keepdims=True)
+    assert np.allclose(tr.resp[0], r)
+    assert np.allclose(tr.means[1], (r * x[:, None]).sum(0) / r.sum(0))
+    ll = np.log(0.5 * norm.pdf(x, 0, 1) + 0.5 * norm.pdf(x, 1, 1)).sum()
+    assert np.isclose(tr.log_likelihood[0], ll)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_known_variance_log_likelihood_never_decreases(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0, 3, 60)
+    tr = em_known_variance(x, rng.normal(0, 1, 3), sigma=1.0, n_iter=30)
+    assert non_decreasing(tr.log_likelihood)
+    assert tr.means.shape == (31, 3) and tr.resp.shape == (31, 60, 3)
+
+
+def test_known_variance_bad_input():
+    with pytest.raises(ValueError, match="NaN"):
+        em_known_variance([1.0, np.nan], [0.0, 1.0])
+    with pytest.raises(ValueError, match="empty"):
+        em_known_variance([], [0.0, 1.0])
+    with pytest.raises(ValueError, match="sigma"):
+        em_known_variance([1.0, 2.0], [0.0, 1.0], sigma=0)
+    with pytest.raises(ValueError, match="means_init"):
+        em_known_variance(np.ones((4, 2)), [0.0, 1.0])
+
+
+def test_lower_bound_touches_and_stays_below():
+    rng = np.random.default_rng(3)
+    x = np.r_[rng.normal(-2, 1, 20), rng.normal(2, 1, 20)]
+    old = np.array([0.5, 2.0])
+    grid = np.linspace(-4, 4, 81)
+    L, B = lower_bound_curves(x, old, 1.0, grid)
+    assert np.all(B <= L + 1e-9)
+    L0, B0 = lower_bound_curves(x, old, 1.0, [old[0]])
+    assert np.isclose(L0[0], B0[0])
+    path = one_mean_em_path(x, old, 1.0, 0, 3)
+    # the M step maximises the bound: the new mean is its argmax on the grid
+    assert abs(grid[np.argmax(B)] - path[1, 0]) <= grid[1] - grid[0]
+
+
+# ------------------------------------------------------------- Gaussian mixtures
+def sklearn_run(X, cov, init, n_iter, reg=0.0):
+    from sklearn.mixture import GaussianMixture as SkGM
+    c = init["covariances"]
+    prec = np.linalg.inv(c) if cov == "full" else 1.0 / c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SkGM(len(init["weights"]), covariance_type=cov, max_iter=n_iter, tol=0,
+                    reg_covar=reg, weights_init=init["weights"], means_init=init["means"],
+                    precisions_init=prec, init_params="random", random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("cov", ["full", "diag", "spherical"])
+def test_gaussian_mixture_equals_sklearn(cov):
+    X = mixture_data()
+    rng = np.random.default_rng(1)
+    k, d = 3, 2
+    var = X.var(0)
+    covs = {"full": np.repeat(np.cov(X.T, bias=True)[None], k, 0),
+            "diag": np.repeat(var[None], k, 0), "spherical": np.full(k, var.mean())}[cov]
+    init = {"weights": np.array([0.5, 0.3, 0.2]), "means": X[rng.choice(len(X), k, False)],
+            "covariances": covs}
+    n_iter = 40
+    gm = GaussianMixture(k, covariance=cov, n_iter=n_iter, tol=0, reg=0, init=init).fit(X)
+    sk = sklearn_run(X, cov, init, n_iter)
+    # sklearn's lower_bounds_[t] is the mean log likelihood computed in the E step of
+    # iteration t + 1, i.e. under the parameters after t M steps: our entry t / n.
+    assert len(gm.log_likelihood_) == n_iter + 1
+    assert np.allclose(np.array(sk.lower_bounds_), gm.log_likelihood_[:-1] / len(X),
+                       rtol=0, atol=1e-10)
+    assert np.allclose(gm.weights_, sk.weights_, atol=1e-10)
+    assert np.allclose(gm.means_, sk.means_, atol=1e-10)
+    assert np.allclose(gm.covariances_, sk.covariances_, atol=1e-10)
+    assert np.isclose(gm.score(X), sk.score(X), atol=1e-10)
+    assert np.allclose(gm.predict_proba(X), sk.predict_proba(X), atol=1e-8)
+
+
+def test_gaussian_mixture_equals_sklearn_with_reg():
+    X = mixture_data(200, seed=4)
+    init = {"weights": np.full(2, 0.5), "means": X[:2],
+            "covariances": np.repeat(np.eye(2)[None], 2, 0)}
+    gm = GaussianMixture(2, n_iter=15, tol=0, reg=1e-3, init=init).fit(X)
+    sk = sklearn_run(X, "full", init, 15, reg=1e-3)
+    assert np.allclose(gm.covariances_, sk.covariances_, atol=1e-10)
+    assert np.allclose(np.array(sk.lower_bounds_), gm.log_likelihood_[:-1] / len(X),
+                       atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("cov", ["full", "diag", "spherical"])
+def test_gaussian_mixture_log_likelihood_never_decreases(seed, cov):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(0, 1, (80, 3)), rng.normal(2, 0.5, (40, 3)) * [1, 2, 1]]
+    gm = GaussianMixture(4, covariance=cov, n_iter=60, tol=0, reg=0, init="random",
+                         random_state=seed).fit(X)
+    assert non_decreasing(gm.log_likelihood_)
+    # the recorded value is the log likelihood of the final parameters
+    assert np.isclose(gm.log_likelihood_[-1], gm.score_samples(X).sum())
+
+
+def test_log_likelihood_matches_scipy_and_true_model():
+    X = mixture_data(100)
+    dens = sum(w * multivariate_normal(m, c).pdf(X) for w, m, c in zip(TRUE_W, TRUE_M, TRUE_C))
+    assert np.isclose(mixture_log_likelihood(X, TRUE_W, TRUE_M, TRUE_C), np.log(dens).sum())
+
+
+def test_gaussian_mixture_recovers_source_model_and_beats_true_likelihood():
+    X = mixture_data()
+    gm = GaussianMixture(3, n_iter=300, tol=1e-9, reg=0, n_init=5, random_state=0).fit(X)
+    order = np.argsort(gm.means_[:, 0])
+    assert np.allclose(gm.weights_[order], TRUE_W, atol=0.06)
+    assert np.allclose(gm.means_[order], TRUE_M, atol=0.25)
+    assert gm.log_likelihood_[-1] > mixture_log_likelihood(X, TRUE_W, TRUE_M, TRUE_C)
+    assert np.allclose(gm.predict_proba(X).sum(1), 1)
+    assert gm.predict(X).shape == (500,)
+
+
+def test_restarts_keep_the_best_run():
+    X = mixture_data()
+    single = [GaussianMixture(3, n_iter=100, init="random", random_state=s).fit(X)
+              .log_likelihood_[-1] for s in range(3)]
+    best = GaussianMixture(3, n_iter=100, init="random", n_init=8, random_state=0).fit(X)
+    assert best.log_likelihood_[-1] >= max(single[:1]) - 1e-9
+
+
+def test_identical_components_stay_identical():
+    X = mixture_data()
+    init = {"weights": [0.25, 0.25, 0.5], "means": [[0, 0], [0, 0], [2, 2]],
+            "covariances": np.repeat(np.eye(2)[None], 3, 0)}
+    gm = GaussianMixture(3, n_iter=50, tol=0, reg=0, init=init).fit(X)
+    assert np.allclose(gm.means_[0], gm.means_[1])
+    assert np.allclose(gm.covariances_[0], gm.covariances_[1])
+
+
+def test_collapse_is_reported_and_reg_prevents_it():
+    X = np.r_[np.random.default_rng(0).normal(0, 1, (30, 2)), np.full((3, 2), 8.0)]
+    init = {"weights": [0.5, 0.5], "means": [[0, 0], [8, 8]],
+            "covariances": np.repeat(np.eye(2)[None], 2, 0)}
+    with pytest.raises(ValueError, match="reg"):
+        GaussianMixture(2, n_iter=10, reg=0, tol=0, init=init).fit(X)
+    gm = GaussianMixture(2, n_iter=10, reg=1e-3, tol=0, init=init).fit(X)
+    assert np.all(np.isfinite(gm.log_likelihood_))
+
+
+def test_gaussian_mixture_bad_input():
+    X = mixture_data(50)
+    with pytest.raises(ValueError, match="NaN"):
+        GaussianMixture(2).fit(np.r_[X, [[np.nan, 0]]])
+    with pytest.raises(ValueError, match="empty"):
+        GaussianMixture(2).fit(np.empty((0, 2)))
+    with pytest.raises(ValueError, match="n_samples"):
+        GaussianMixture(60).fit(X)
+    with pytest.raises(ValueError, match="covariance"):
+        GaussianMixture(2, covariance="tilted").fit(X)
+    with pytest.raises(ValueError, match="n_components"):
+        GaussianMixture(0).fit(X)
+    good = {"weights": [0.5, 0.5], "means": X[:2], "covariances": np.repeat(np.eye(2)[None], 2, 0)}
+    with pytest.raises(ValueError, match="means"):
+        GaussianMixture(2, init={**good, "means": X[:3]}).fit(X)
+    with pytest.raises(ValueError, match="weights"):
+        GaussianMixture(2, init={**good, "weights": [1.0]}).fit(X)
+    with pytest.raises(ValueError, match="covariances"):
+        GaussianMixture(2, init={**good, "covariances": np.eye(2)}).fit(X)
+    with pytest.raises(ValueError, match="sum to 1"):
+        GaussianMixture(2, init={**good, "weights": [0.7, 0.7]}).fit(X)
+    with pytest.raises(ValueError, match="init"):
+        GaussianMixture(2, init="spectral").fit(X)
+    with pytest.raises(ValueError, match="not fitted"):
+        GaussianMixture(2).predict_proba(X)
+    with pytest.raises(ValueError, match="features"):
+        GaussianMixture(2, random_state=0).fit(X).score(np.ones((3, 3)))
+
+
+def test_plot_em_2d_returns_a_figure():
+    fig = plot_em_2d(iteration=3, k=2, seed=1, X=mixture_data(100))
+    assert len(fig.axes) == 2
+
+
+# ----------------------------------------------------------------- candy mixture
+def candy_model(n_iter, start=(0.6, 0.6, 0.6, 0.6, 0.4, 0.4, 0.4)):
+    X, counts = candy_counts()
+    init = candy_parameters(*start)
+    return MixtureOfNaiveBayes(2, n_iter=n_iter, tol=0, init=init).fit(X, sample_weight=counts)
+
+
+def test_candy_counts_table():
+    X, counts = candy_counts()
+    assert counts.sum() == 1000
+    assert counts.tolist() == [273, 93, 104, 90, 79, 100, 94, 167]
+    assert X.tolist()[0] == [0, 0, 0] and X.tolist()[-1] == [1, 1, 1]
+
+
+def test_candy_first_iteration_source_numbers():
+    m = candy_model(1)
+    th = candy_theta(m)
+    expected = {"theta": 0.6124, "F1": 0.6684, "W1": 0.6483, "H1": 0.6558,
+                "F2": 0.3887, "W2": 0.3817, "H2": 0.3827}
+    for key, value in expected.items():
+        assert np.isclose(th[key], value, atol=5e-5), key
+    # the contribution of the 273 red-wrapped cherry candies with holes
+    m0 = candy_model(0)
+    X, counts = candy_counts()
+    assert np.isclose(counts[0] / 1000 * m0.predict_proba(X)[0, 0], 0.22797, atol=5e-6)
+    assert np.isclose(m.log_likelihood_[0], -2044, atol=0.5)
+    assert np.isclose(m.log_likelihood_[1], -2021, atol=0.5)
+
+
+def test_candy_true_model_and_tenth_iteration():
+    X, counts = candy_counts()
+    true = MixtureOfNaiveBayes(2, n_iter=0, init=candy_parameters(0.5, .8, .8, .8, .3, .3, .3))
+    true_ll = true.fit(X, sample_weight=counts).log_likelihood_[0]
+    assert np.isclose(true_ll, -1982.214, atol=5e-4)
+    ll = candy_model(120).log_likelihood_
+    assert ll[9] < true_ll < ll[10]
+    assert non_decreasing(ll)
+
+
+def test_candy_all_parameters_equal_is_a_fixed_point():
+    X, counts = candy_counts()
+    m = candy_model(20, start=(0.5,) * 7)
+    th = candy_theta(m)
+    assert np.isclose(th["F1"], th["F2"]) and np.isclose(th["F1"], 560 / 1000)
+    assert np.isclose(th["W1"], 545 / 1000) and np.isclose(th["H1"], 550 / 1000)
+    assert np.isclose(th["theta"], 0.5)
+    assert np.allclose(m.log_likelihood_[1:], m.log_likelihood_[1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_naive_bayes_mixture_never_decreases_on_random_data(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, [2, 3, 4], size=(200, 3))
+    m = MixtureOfNaiveBayes(3, n_iter=50, tol=0, random_state=seed).fit(X)
+    assert non_decreasing(m.log_likelihood_)
+    assert np.isclose(m.log_likelihood_[-1], m.score(X))
+    assert np.allclose(m.predict_proba(X).sum(1), 1)
+
+
+def test_naive_bayes_mixture_brute_force_likelihood():
+    X, counts = candy_counts()
+    m = candy_model(3)
+    p = m.probs_
+    ll = 0.0
+    for row, c in zip(X, counts):
+        px = sum(m.weights_[j] * p[0][j, row[0]] * p[1][j, row[1]] * p[2][j, row[2]]
+                 for j in range(2))
+        ll += c * np.log(px)
+    assert np.isclose(ll, m.log_likelihood_[-1])
+
+
+def test_naive_bayes_mixture_bad_input():
+    X, counts = candy_counts()
+    with pytest.raises(ValueError, match="integer"):
+        MixtureOfNaiveBayes(2).fit(X + 0.5)
+    with pytest.raises(ValueError, match="NaN"):
+        MixtureOfNaiveBayes(2).fit(np.array([[0, np.nan]]))
+    with pytest.raises(ValueError, match="non-empty"):
+        MixtureOfNaiveBayes(2).fit(np.empty((0, 3)))
+    with pytest.raises(ValueError, match="sample_weight"):
+        MixtureOfNaiveBayes(2).fit(X, sample_weight=counts[:3])
+    with pytest.raises(ValueError, match="probs"):
+        MixtureOfNaiveBayes(2, init={"weights": [0.5, 0.5], "probs": [[[1.0, 0.0]]]}).fit(X)
+
+
+# --------------------------------------------------- networks with missing values
+VARS = ["X1", "X2", "X3", "X4"]
+PARENTS = {"X1": [], "X2": ["X1"], "X3": ["X1"], "X4": ["X2", "X3"]}
+SEED_TABLE = [[0, "?", 1, 1], [1, "?", "?", 1], [0, "?", 1, 1], ["?", "?", "?", 0]]
+
+
+def random_net(seed):
+    rng = np.random.default_rng(seed)
+    cpts = {"X1": rng.dirichlet([2, 2]), "X2": rng.dirichlet([2, 2], 2),
+            "X3": rng.dirichlet([2, 2], 2), "X4": rng.dirichlet([2, 2], (2, 2))}
+    return BayesNet([(v, [0, 1], PARENTS[v], cpts[v]) for v in VARS]), cpts
+
+
+def brute_force_log_likelihood(cpts, rows):
+    total = 0.0
+    for row in rows:
+        p = 0.0
+        for x in product([0, 1], repeat=4):
+            if any(r != "?" and r != xi for r, xi in zip(row, x)):
+                continue
+            p += (cpts["X1"][x[0]] * cpts["X2"][x[0], x[1]] * cpts["X3"][x[0], x[2]]
+                  * cpts["X4"][x[1], x[2], x[3]])
+        total += np.log(p)
+    return total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_network_em_likelihood_equals_brute_force(seed):
+    net, cpts = random_net(seed)
+    res = em_bayes_net(net, SEED_TABLE, n_iter=15)
+    assert np.isclose(res.log_likelihood[0], brute_force_log_likelihood(cpts, SEED_TABLE))
+    fitted = {v: res.net.cpts[v] for v in VARS}
+    final = brute_force_log_likelihood(fitted, SEED_TABLE)
+    # entry t is the likelihood under the CPTs after t M steps: the last entry is
+    # that of the returned network
+    assert np.isclose(res.log_likelihood[-1], final)
+    assert non_decreasing(res.log_likelihood)
+    # the enumeration E step agrees with lib.bn's
+    own = em_network(VARS, {v: [0, 1] for v in VARS}, PARENTS, cpts, SEED_TABLE, n_iter=15)
+    assert np.allclose(own.log_likelihood, res.log_likelihood)
+    for v in VARS:
+        assert np.allclose(own.cpts[v], res.net.cpts[v])
+
+
+def test_expected_counts_by_hand():
+    net, cpts = random_net(0)
+    counts, ll = network_expected_counts(VARS, {v: [0, 1] for v in VARS}, PARENTS, cpts,
+                                         [[0, "?", 1, 1]])
+    # P(X2 | X1=0, X3=1, X4=1) is proportional to P(X2 | X1=0) P(X4=1 | X2, X3=1)
+    w = cpts["X2"][0] * cpts["X4"][:, 1, 1]
+    assert np.allclose(counts["X2"][0], w / w.sum())
+    assert np.isclose(counts["X1"].sum(), 1) and np.isclose(counts["X1"][0], 1)
+    assert np.isclose(ll, np.log(cpts["X1"][0] * cpts["X3"][0, 1] * w.sum()))
+
+
+def test_network_em_complete_data_is_one_step_ml():
+    net, _ = random_net(1)
+    rows = [[0, 1, 1, 0], [1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1]]
+    res = em_bayes_net(net, rows, n_iter=3)
+    ml = net.copy().fit({v: [r[i] for r in rows] for i, v in enumerate(VARS)})
+    for v in VARS:  # parent configurations that occur (EM keeps the others' rows)
+        seen = ml.counts_[v].sum(-1) > 0
+        assert np.allclose(res.net.cpts[v][seen], ml.cpts[v][seen])
+        assert np.allclose(res.net.cpts[v][~seen], net.cpts[v][~seen])
+
+
+def test_network_em_bad_input():
+    net, cpts = random_net(0)
+    with pytest.raises(ValueError, match="not a state"):
+        em_bayes_net(net, [[0, 2, 1, 1]])
+    with pytest.raises(ValueError, match="values"):
+        em_bayes_net(net, [[0, 1, 1]])
+    with pytest.raises(ValueError, match="empty"):
+        em_bayes_net(net, [])
+    with pytest.raises(TypeError):
+        em_bayes_net("not a net", SEED_TABLE)
+    with pytest.raises(ValueError, match="CPT"):
+        em_network(VARS, {v: [0, 1] for v in VARS}, PARENTS, {**cpts, "X1": [0.5, 0.6]},
+                   SEED_TABLE)
