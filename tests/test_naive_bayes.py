@@ -1,0 +1,319 @@
+"""Tests of lib/naive_bayes.py: the source notes' worked example, properties, bad input,
+and oracle comparisons with scikit-learn's naive Bayes estimators."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn import naive_bayes as sk
+
+from lib.datasets import load_playtennis
+from lib.naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+    duplicated_attribute_posteriors,
+    probability_table,
+)
+
+QUERIES = [["rain", "cool", "normal", "true"], ["rain", "mild", "high", "false"]]
+
+# The table of the source notes (seed 001, "Naive Bayes Example: Learning"):
+# (attribute, value) -> (P(x | good), P(x | bad)) as printed, Laplace smoothed.
+SEED_TABLE = {
+    ("outlook", "sunny"): ("3/12", "4/8"),
+    ("outlook", "overcast"): ("5/12", "1/8"),
+    ("outlook", "rain"): ("4/12", "3/8"),
+    ("temp", "hot"): ("3/12", "3/8"),
+    ("temp", "mild"): ("4/12", "3/8"),
+    ("temp", "cool"): ("5/12", "2/8"),
+    ("humidity", "high"): ("4/11", "5/7"),
+    ("humidity", "normal"): ("7/11", "2/7"),
+    ("windy", "true"): ("4/11", "4/7"),
+    ("windy", "false"): ("7/11", "3/7"),
+}
+
+
+@pytest.fixture
+def seed_model():
+    X, y, names = load_playtennis("seed")
+    return CategoricalNB(alpha=1).fit(X, y), names
+
+
+# ------------------------------------------------------------------ the worked example
+def test_class_priors_are_9_over_14_and_5_over_14(seed_model):
+    nb, _ = seed_model
+    prior = dict(zip(nb.classes_, np.exp(nb.class_log_prior_)))
+    assert prior["good"] == pytest.approx(9 / 14)
+    assert prior["bad"] == pytest.approx(5 / 14)
+
+
+def test_laplace_table_reproduces_the_seed_exactly(seed_model):
+    nb, names = seed_model
+    good, bad = list(nb.classes_).index("good"), list(nb.classes_).index("bad")
+    table = {(a, v): (cells[good], cells[bad]) for a, v, cells in probability_table(nb, names)}
+    assert table == SEED_TABLE
+    # and the probabilities themselves, not only the printed strings
+    for j, name in enumerate(names):
+        for k, value in enumerate(nb.categories_[j]):
+            for c, col in ((good, 0), (bad, 1)):
+                num, den = map(float, SEED_TABLE[(name, value)][col].split("/"))
+                assert np.exp(nb.feature_log_prob_[j][c, k]) == pytest.approx(num / den, rel=1e-12)
+
+
+def test_four_unnormalised_scores(seed_model):
+    nb, _ = seed_model
+    scores = nb.predict_joint_proba(QUERIES)
+    good, bad = list(nb.classes_).index("good"), list(nb.classes_).index("bad")
+    assert scores[0, good] == pytest.approx(0.0207, abs=5e-5)
+    assert scores[0, bad] == pytest.approx(0.0055, abs=5e-5)
+    assert scores[1, good] == pytest.approx(0.0165, abs=5e-5)
+    assert scores[1, bad] == pytest.approx(0.0154, abs=5e-5)
+    # exactly the products written out in the notes
+    assert scores[0, good] == pytest.approx((9 / 14) * (4 / 12) * (5 / 12) * (7 / 11) * (4 / 11))
+    assert scores[1, bad] == pytest.approx((5 / 14) * (3 / 8) * (3 / 8) * (5 / 7) * (3 / 7))
+    assert nb.predict(QUERIES).tolist() == ["good", "good"]
+
+
+def test_classic_copy_differs_only_in_the_good_temperature_rows():
+    Xs, ys, _ = load_playtennis("seed")
+    Xc, yc, names = load_playtennis("classic")
+    assert (ys == yc).all()
+    diff = np.argwhere(Xs != Xc)
+    assert diff.tolist() == [[11, 1]]  # day 12, temperature
+    assert ys[11] == "good"
+    classic = CategoricalNB().fit(Xc, yc)
+    table = {(a, v): cells for a, v, cells in probability_table(classic, names)}
+    g = list(classic.classes_).index("good")
+    assert table[("temp", "mild")][g] == "5/12" and table[("temp", "cool")][g] == "4/12"
+    scores = classic.predict_joint_proba(QUERIES)[:, g]
+    # the two "good" scores trade places
+    assert scores[0] == pytest.approx(0.0165, abs=5e-5)
+    assert scores[1] == pytest.approx(0.0207, abs=5e-5)
+
+
+def test_m_estimate_with_m_equal_k_is_laplace():
+    X, y, _ = load_playtennis()
+    lap = CategoricalNB(alpha=1).fit(X, y)
+    for j in range(4):
+        k = len(lap.categories_[j])
+        mest = CategoricalNB(m=k).fit(X[:, [j]], y)
+        np.testing.assert_allclose(mest.feature_log_prob_[0], lap.feature_log_prob_[j])
+
+
+def test_m_estimate_formula_and_prior_dict():
+    X, y, _ = load_playtennis()
+    p = [{"sunny": 0.5, "overcast": 0.25, "rain": 0.25}, None, None, None]
+    p = [p[0]] + [np.full(len(set(X[:, j])), 1 / len(set(X[:, j]))) for j in (1, 2, 3)]
+    nb = CategoricalNB(m=4, p=p).fit(X, y)
+    b = list(nb.classes_).index("bad")
+    k = list(nb.categories_[0]).index("sunny")
+    # N(sunny, bad) = 3, N(bad) = 5: (3 + 4 * 0.5) / (5 + 4)
+    assert np.exp(nb.feature_log_prob_[0][b, k]) == pytest.approx(5 / 9)
+
+
+def test_ml_estimate_has_zero_probabilities_and_laplace_removes_them():
+    X, y, _ = load_playtennis()
+    ml = CategoricalNB(alpha=0).fit(X, y)
+    q = [["overcast", "cool", "high", "true"]]
+    assert ml.predict_proba(q)[0, list(ml.classes_).index("bad")] == 0.0
+    lap = CategoricalNB(alpha=1).fit(X, y)
+    assert 0 < lap.predict_proba(q)[0, list(lap.classes_).index("bad")] < 1
+
+
+def test_all_classes_zero_raises():
+    X = [["a", "x"], ["b", "y"]]
+    nb = CategoricalNB(alpha=0).fit(X, [0, 1])
+    with pytest.raises(ValueError, match="probability zero"):
+        nb.predict_proba([["a", "y"]])
+
+
+def test_duplicated_attribute_pushes_the_posterior_to_an_extreme():
+    X, y, _ = load_playtennis()
+    post = duplicated_attribute_posteriors(X, y, ["sunny", "cool", "high", "true"], 0,
+                                           [1, 2, 3, 5], "good")
+    assert np.all(np.diff(post) < 0)  # sunny is evidence for "bad"; each copy counts again
+
+
+def test_unknown_category_error_and_ignore():
+    X, y, _ = load_playtennis()
+    nb = CategoricalNB().fit(X, y)
+    with pytest.raises(ValueError, match="unknown category 'snow'"):
+        nb.predict([["snow", "cool", "high", "true"]])
+    ign = CategoricalNB(handle_unknown="ignore").fit(X, y)
+    drop = CategoricalNB().fit(X[:, 1:], y)
+    np.testing.assert_allclose(ign.predict_proba([["snow", "cool", "high", "true"]]),
+                               drop.predict_proba([["cool", "high", "true"]]))
+
+
+def test_declared_categories_count_in_k():
+    X, y, _ = load_playtennis()
+    cats = [["sunny", "overcast", "rain", "snow"], ["hot", "mild", "cool"], ["high", "normal"],
+            ["true", "false"]]
+    nb = CategoricalNB(categories=cats).fit(X, y)
+    g = list(nb.classes_).index("good")
+    assert np.exp(nb.feature_log_prob_[0][g, 3]) == pytest.approx(1 / 13)  # (0 + 1) / (9 + 4)
+
+
+def test_missing_values_are_skipped():
+    X, y, _ = load_playtennis()
+    nb = CategoricalNB().fit(X, y)
+    drop = CategoricalNB().fit(X[:, [0, 2, 3]], y)
+    np.testing.assert_allclose(nb.predict_proba([["rain", None, "high", "true"]]),
+                               drop.predict_proba([["rain", "high", "true"]]))
+
+
+def test_integer_and_string_labels_give_the_same_model():
+    X, y, _ = load_playtennis()
+    a = CategoricalNB().fit(X, y)
+    b = CategoricalNB().fit(X, (y == "good").astype(int))
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))
+    assert b.predict(X).dtype.kind == "i"
+
+
+def test_single_example_class():
+    nb = CategoricalNB().fit([["a"], ["a"], ["b"]], ["x", "x", "y"])
+    p = nb.predict_proba([["b"]])[0]
+    assert p.sum() == pytest.approx(1) and p[1] > p[0]
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(X=[["a"]], y=[]), "mismatched shapes"),
+    (dict(X=np.empty((0, 2)), y=[]), "empty"),
+    (dict(X=[["a"], ["b"]], y=[[0], [1]]), "one-dimensional"),
+    (dict(X=["a", "b"], y=[0, 1]), "two-dimensional"),
+    (dict(X=[["a"], ["b"]], y=[0.0, np.nan]), "NaN"),
+])
+def test_bad_input_categorical(bad, match):
+    with pytest.raises(ValueError, match=match):
+        CategoricalNB().fit(bad["X"], bad["y"])
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="alpha"):
+        CategoricalNB(alpha=-1).fit([["a"]], [0])
+    with pytest.raises(ValueError, match="handle_unknown"):
+        CategoricalNB(handle_unknown="skip").fit([["a"]], [0])
+    with pytest.raises(ValueError, match="sum to one"):
+        CategoricalNB(m=2, p=[[0.9, 0.9]]).fit([["a"], ["b"]], [0, 1])
+    with pytest.raises(ValueError, match="not fitted"):
+        CategoricalNB().predict([["a"]])
+    with pytest.raises(ValueError, match="attributes"):
+        CategoricalNB().fit([["a", "b"]], [0]).predict([["a"]])
+    with pytest.raises(ValueError, match="class_prior"):
+        CategoricalNB(class_prior=[1.0]).fit([["a"], ["b"]], [0, 1])
+
+
+# -------------------------------------------------------------------------- oracles
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 2.0])
+def test_categorical_equals_sklearn(alpha):
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, k, 300) for k in (2, 3, 5, 4)])
+    y = rng.integers(0, 3, 300)
+    X[:5] = [1, 2, 4, 3]  # make sure every category appears
+    ours = CategoricalNB(alpha=alpha).fit(X, y)
+    ref = sk.CategoricalNB(alpha=alpha).fit(X, y)
+    Xt = np.column_stack([rng.integers(0, k, 50) for k in (2, 3, 5, 4)])
+    np.testing.assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), rtol=1e-10)
+    np.testing.assert_allclose(ours.predict_joint_log_proba(Xt), ref.predict_joint_log_proba(Xt), rtol=1e-10)
+    for a, b in zip(ours.feature_log_prob_, ref.feature_log_prob_):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert (ours.predict(Xt) == ref.predict(Xt)).all()
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_bernoulli_equals_sklearn(sparse):
+    rng = np.random.default_rng(1)
+    X = (rng.random((200, 30)) < 0.3).astype(float)
+    y = rng.choice(["spam", "ham", "news"], 200)
+    Xt = (rng.random((40, 30)) < 0.3).astype(float)
+    if sparse:
+        X, Xt = sp.csr_matrix(X), sp.csr_matrix(Xt)
+    ours = BernoulliNB(alpha=0.7).fit(X, y)
+    ref = sk.BernoulliNB(alpha=0.7).fit(X, y)
+    np.testing.assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_log_proba(Xt), ref.predict_log_proba(Xt), rtol=1e-9)
+    assert (ours.predict(Xt) == ref.predict(Xt)).all()
+
+
+def test_bernoulli_log_odds_are_linear():
+    rng = np.random.default_rng(2)
+    X = (rng.random((100, 6)) < 0.5).astype(float)
+    y = rng.integers(0, 2, 100)
+    nb = BernoulliNB().fit(X, y)
+    lp = nb.predict_log_proba(X)
+    log_odds = lp[:, 1] - lp[:, 0]
+    A = np.column_stack([np.ones(len(X)), X])
+    coef, *_ = np.linalg.lstsq(A, log_odds, rcond=None)
+    np.testing.assert_allclose(A @ coef, log_odds, atol=1e-10)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.01])
+def test_multinomial_equals_sklearn_dense_and_sparse(alpha):
+    rng = np.random.default_rng(3)
+    X = rng.poisson(0.3, (150, 400))
+    y = rng.integers(0, 4, 150)
+    Xt = rng.poisson(0.3, (30, 400))
+    ref = sk.MultinomialNB(alpha=alpha).fit(X, y)
+    for fmt in (np.asarray, sp.csr_matrix, sp.csc_matrix):
+        ours = MultinomialNB(alpha=alpha).fit(fmt(X), y)
+        np.testing.assert_allclose(ours.feature_count_, ref.feature_count_)
+        np.testing.assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
+        np.testing.assert_allclose(ours.class_log_prior_, ref.class_log_prior_)
+        np.testing.assert_allclose(ours.predict_log_proba(fmt(Xt)), ref.predict_log_proba(Xt), rtol=1e-9)
+        assert (ours.predict(fmt(Xt)) == ref.predict(Xt)).all()
+
+
+def test_multinomial_long_documents_stay_finite():
+    rng = np.random.default_rng(4)
+    X = rng.poisson(5.0, (20, 50))
+    nb = MultinomialNB().fit(X, rng.integers(0, 2, 20))
+    doc = sp.csr_matrix(rng.multinomial(100_000, np.full(50, 1 / 50))[None, :])
+    assert np.isfinite(nb.predict_log_proba(doc)).all()
+    assert nb.predict_joint_proba(doc).max() == 0.0  # the product itself underflows
+
+
+def test_multinomial_keeps_sparse_input_sparse_and_rejects_negative_counts():
+    X = sp.random(50, 1000, density=0.01, format="csr", random_state=0)
+    nb = MultinomialNB().fit(X, np.arange(50) % 2)
+    assert nb.predict_log_proba(X).shape == (50, 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        MultinomialNB().fit(-X, np.arange(50) % 2)
+    with pytest.raises(ValueError, match="features"):
+        nb.predict(X[:, :10])
+
+
+def test_multinomial_alpha_zero_handles_unseen_words_without_nan():
+    X = np.array([[2, 0, 1], [0, 3, 1]])
+    nb = MultinomialNB(alpha=0).fit(X, [0, 1])
+    p = nb.predict_proba(np.array([[1, 0, 0], [0, 0, 5]]))
+    np.testing.assert_allclose(p[0], [1, 0])
+    assert np.isfinite(p).all()
+
+
+@pytest.mark.parametrize("var_smoothing", [1e-9, 1e-3])
+def test_gaussian_nb_equals_sklearn(var_smoothing):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 3)) * [1, 2, 0.5]
+    y = rng.choice(["a", "b", "c"], 120)
+    X[y == "b"] += 1.5
+    ours = GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+    ref = sk.GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+    np.testing.assert_allclose(ours.theta_, ref.theta_)
+    np.testing.assert_allclose(ours.var_, ref.var_)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-12)
+    np.testing.assert_allclose(ours.predict_joint_log_proba(X), ref.predict_joint_log_proba(X), rtol=1e-10)
+
+
+def test_gaussian_nb_zero_variance_error():
+    X = np.array([[1.0, 0.0], [1.0, 1.0], [2.0, 5.0], [3.0, 6.0]])
+    with pytest.raises(ValueError, match="constant within class"):
+        GaussianNB(var_smoothing=0).fit(X, [0, 0, 1, 1])
+    assert GaussianNB().fit(X, [0, 0, 1, 1]).predict(X).tolist() == [0, 0, 1, 1]
+
+
+def test_xor_gives_one_half_everywhere():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
+    y = X[:, 0] ^ X[:, 1]
+    for nb in (BernoulliNB(alpha=1), CategoricalNB(alpha=1)):
+        p = nb.fit(X, y).predict_proba(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]))
+        np.testing.assert_allclose(p, 0.5)
