@@ -11,9 +11,10 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 1-D arrays of length ``H``; the last axis of every array is the hypothesis axis.
 """
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy.special import logsumexp
+
+from lib.plotting import new_figure
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
@@ -454,7 +455,7 @@ def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
     """
     learner = candy_learner(prior)
     data = ["lime"] * n_limes
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    fig = new_figure((9, 3.6))
     ax_post, ax_pred = fig.subplots(1, 2)
     _draw_path(ax_post, ax_pred, learner, data, show_map=show_map)
     ax_post.set_xlabel("number of lime candies observed, N")
@@ -523,7 +524,7 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
         raise ValueError(f"n_candies must be non-negative, got {n_candies}")
     learner = candy_learner(prior)
     data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    fig = new_figure((9, 3.6))
     ax_post, ax_pred = fig.subplots(1, 2)
     try:
         _draw_path(ax_post, ax_pred, learner, data, show_map=True)
@@ -552,7 +553,7 @@ def plot_gibbs_vs_bayes(n_train, bayes_error, gibbs_error):
 
     Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
     """
-    fig = Figure(figsize=(6, 3.6), layout="constrained")
+    fig = new_figure((6, 3.6))
     ax = fig.subplots()
     ax.plot(n_train, bayes_error, "o-", color="tab:blue", label="Bayes optimal")
     ax.plot(n_train, gibbs_error, "s-", color="tab:orange", label="Gibbs")

@@ -347,3 +347,9 @@ def test_plot_gibbs_vs_bayes_returns_figure():
     fig = plot_gibbs_vs_bayes([0, 1, 2], [0.3, 0.2, 0.1], [0.4, 0.3, 0.15])
     assert isinstance(fig, Figure)
     assert len(fig.axes[0].lines) == 3
+
+
+def test_figures_render_to_png():
+    from lib.plotting import figure_png
+    png = figure_png(plot_candy_posteriors(n_limes=3))
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
