@@ -7,24 +7,16 @@ the package index, and chapter 1 then executes in that environment.
 import json
 import os
 import subprocess
-import sys
-import venv
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from binder_env import ROOT, binder_python
 
 
 @pytest.fixture(scope="module")
-def binder_env(tmp_path_factory):
-    env_dir = tmp_path_factory.mktemp("binder") / "venv"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "-r", "binder/requirements.txt"]
-    subprocess.run(install, cwd=ROOT, check=True)
-    return python
+def binder_env():
+    return binder_python()
 
 
 def test_runtime_pins_a_supported_python():
