@@ -1,0 +1,398 @@
+"""Minimum description length: code lengths in bits and model selection.
+
+Used in: Chapter 3, "Minimum description length" (``chapters/03_mdl.md``).
+Source documents: seed001 (MDL derived from MAP) and seed004 section 20.1 (MAP
+learning as maximum compression) and section 20.2.5 (penalised structure scores).
+
+Conventions: log likelihoods are natural logarithms (as numpy and scipy return
+them); code lengths are in bits. A code length is never negative, so every function
+that turns probabilities into bits refuses probabilities above 1 (and positive log
+likelihoods, which would come from densities rather than probabilities).
+"""
+import numpy as np
+import matplotlib.pyplot as plt
+from scipy.special import log_ndtr, xlogy
+
+__all__ = [
+    "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
+    "bic", "mdl_select", "gaussian_bin_log_likelihood", "polynomial_data",
+    "polynomial_scores", "check_dag", "bn_n_params", "bn_log_likelihood",
+    "sample_binary_network", "plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl",
+]
+
+LN2 = np.log(2.0)
+
+
+# ------------------------------------------------------------------ code lengths
+def _probabilities(p, name="p"):
+    p = np.asarray(p, dtype=float)
+    if np.isnan(p).any():
+        raise ValueError(f"{name} contains NaN")
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError(f"{name} must contain probabilities in [0, 1]")
+    return p
+
+
+def code_length(p):
+    """Length in bits, ``-log2 p``, of the optimal code word for an event of probability p.
+
+    Elementwise; an impossible event (p = 0) cannot be coded and gets ``inf``.
+    Used in: Chapter 3, section "Bits and probabilities".
+
+    >>> code_length([1, 0.5, 0.125])
+    array([-0.,  1.,  3.])
+    """
+    p = _probabilities(p)
+    with np.errstate(divide="ignore"):
+        return -np.log2(p)
+
+
+def count_bits(counts, probs):
+    """Bits ``-sum counts * log2 probs`` to code outcomes seen ``counts`` times.
+
+    Summed over the last axis; outcomes never seen cost nothing even if their
+    probability is zero (0 log 0 = 0). Used in: Chapter 3, section
+    "The candy bags as codes".
+
+    >>> count_bits([10, 0], [1.0, 0.0])   # ten limes under the all-lime bag
+    0.0
+    """
+    counts = np.asarray(counts, dtype=float)
+    if np.isnan(counts).any() or (counts < 0).any():
+        raise ValueError("counts must be non-negative numbers")
+    probs = _probabilities(probs, "probs")
+    with np.errstate(divide="ignore"):
+        bits = -xlogy(counts, probs).sum(axis=-1) / LN2
+    return np.abs(bits)[()] if np.ndim(bits) else abs(float(bits))
+
+
+def data_bits(log_likelihood):
+    """Bits to code the data given the model: ``-log_likelihood / ln 2``.
+
+    ``log_likelihood`` is the natural log of the *probability* of the data (for
+    continuous data: of the data discretised to a fixed precision), so it is <= 0.
+    Used in: Chapter 3, sections on polynomial and network selection.
+    """
+    ll = np.asarray(log_likelihood, dtype=float)
+    if np.isnan(ll).any():
+        raise ValueError("log_likelihood contains NaN")
+    if (ll > 1e-9).any():
+        raise ValueError("a log probability cannot be positive; for continuous data "
+                         "use the probability of the discretised values")
+    return np.abs(-ll / LN2)[()]
+
+
+def _sizes(k, n):
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    if np.isnan(k).any() or (k < 0).any():
+        raise ValueError("the number of parameters k must be >= 0")
+    if np.isnan(n).any() or (n < 1).any():
+        raise ValueError("the sample size n must be >= 1")
+    return k, n
+
+
+def parameter_bits(k, n):
+    """Bits to state k real parameters, each to precision 1/sqrt(n): ``(k/2) log2 n``.
+
+    With n examples a parameter is only known to about 1/sqrt(n), so coding it more
+    precisely wastes bits and coding it less precisely costs more data bits; the
+    balance gives (1/2) log2 n bits per parameter.
+    Used in: Chapter 3, section "How many bits for a parameter?".
+
+    >>> float(parameter_bits(2, 1024))
+    10.0
+    """
+    k, n = _sizes(k, n)
+    return (0.5 * k * np.log2(n))[()]
+
+
+def precision_bits(k, precision, scale=1.0):
+    """Bits to state k numbers from a range of width ``scale`` to a given ``precision``.
+
+    Each number is one of scale / precision equally likely grid values, so it costs
+    log2(scale / precision) bits. This is the price of a lookup table that stores
+    every data value. Used in: Chapter 3, section "Lookup tables do not compress".
+
+    >>> float(precision_bits(3, precision=1 / 256))
+    24.0
+    """
+    k = np.asarray(k, dtype=float)
+    if np.isnan(k).any() or (k < 0).any():
+        raise ValueError("the number of parameters k must be >= 0")
+    if not (precision > 0 and scale >= precision):
+        raise ValueError("need 0 < precision <= scale")
+    return (k * np.log2(scale / precision))[()]
+
+
+def two_part_code(log_likelihood, k, n):
+    """Data bits, model bits and their total for candidate models (elementwise).
+
+    Returns a tuple ``(data, model, total)`` of arrays with
+    data = -log2 P(D | h) and model = (k/2) log2 n.
+    Used in: Chapter 3, sections on model selection.
+    """
+    data, model = data_bits(log_likelihood), parameter_bits(k, n)
+    return data, model, data + model
+
+
+def bic(log_likelihood, k, n):
+    """Bayesian information criterion ``k ln n - 2 ln L`` (smaller is better).
+
+    BIC / (2 ln 2) equals the two-part code length of :func:`two_part_code` when both
+    use the same likelihood. Used in: Chapter 3, sections on model selection.
+    """
+    ll = np.asarray(log_likelihood, dtype=float)
+    if np.isnan(ll).any():
+        raise ValueError("log_likelihood contains NaN")
+    k, n = _sizes(k, n)
+    return (k * np.log(n) - 2 * ll)[()]
+
+
+def mdl_select(log_likelihoods, ks, n):
+    """Index of the candidate with the shortest two-part description.
+
+    Ties go to the earliest (list simpler models first).
+    Used in: Chapter 3, sections on model selection.
+
+    >>> mdl_select([-100.0, -90.0, -89.5], [1, 2, 3], n=100)
+    1
+    """
+    ll = np.atleast_1d(np.asarray(log_likelihoods, dtype=float))
+    if ll.size == 0:
+        raise ValueError("no candidate models")
+    if np.shape(ks) != ll.shape:
+        raise ValueError("log_likelihoods and ks must have the same length")
+    return int(np.argmin(two_part_code(ll, ks, n)[2]))
+
+
+# ------------------------------------------------------------- polynomial degree
+TRUE_COEF = (0.0, 1.0, 0.0, 0.8)      # f(x) = x + 0.8 x^3, coefficients by power
+
+
+def polynomial_data(n, noise, rng, coef=TRUE_COEF):
+    """``n`` points x ~ Uniform(-1, 1), y = f(x) + Normal(0, noise^2), f = sum coef_j x^j.
+
+    Used in: Chapter 3, section "Choosing a polynomial degree".
+    """
+    if int(n) != n or n < 2:
+        raise ValueError(f"n must be an integer >= 2, got {n}")
+    if not np.isfinite(noise) or noise <= 0:
+        raise ValueError(f"noise must be > 0, got {noise}")
+    x = rng.uniform(-1, 1, size=int(n))
+    y = np.polynomial.polynomial.polyval(x, coef) + rng.normal(scale=noise, size=int(n))
+    return x, y
+
+
+def gaussian_bin_log_likelihood(residuals, sigma, precision):
+    """Natural log of the probability of residuals recorded to bins of width ``precision``.
+
+    Each residual r is known to lie in [r - precision/2, r + precision/2]; under
+    N(0, sigma^2) that bin has probability Phi((r + h)/sigma) - Phi((r - h)/sigma),
+    computed in the lower tail so it stays accurate far from the mean. The result is
+    always <= 0, even for sigma -> 0 (a perfect fit costs 0 bits).
+    Used in: Chapter 3, section "Choosing a polynomial degree".
+    """
+    r = np.abs(np.asarray(residuals, dtype=float))
+    if not np.isfinite(r).all():
+        raise ValueError("residuals contain NaN or infinite values")
+    if not (precision > 0 and sigma >= 0):
+        raise ValueError("need precision > 0 and sigma >= 0")
+    s, h = max(float(sigma), 1e-300), precision / 2
+    upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
+    return float(np.sum(upper + np.log1p(-np.exp(lower - upper))))
+
+
+def polynomial_scores(x, y, degrees, precision=0.01):
+    """Fit polynomials by least squares (= ML) and score them.
+
+    Returns a dict of arrays indexed like ``degrees``: ``k`` (degree + 2 parameters:
+    coefficients and sigma), ``sigma`` (ML noise level), ``loglik_bins`` (log
+    probability of y recorded to ``precision``, used for the two-part code) and
+    ``loglik_density`` (Gaussian log density at the ML fit, used for BIC).
+    Used in: Chapter 3, section "Choosing a polynomial degree" and the
+    interactive figure.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    degrees = np.asarray(degrees, dtype=int)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("x and y must be 1-D arrays of the same length")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("x and y must be finite")
+    if degrees.size == 0 or degrees.min() < 0 or degrees.max() >= x.size:
+        raise ValueError(f"degrees must lie in 0..{x.size - 1} (fewer than the {x.size} points)")
+    out = {"k": degrees + 2.0, "sigma": [], "loglik_bins": [], "loglik_density": []}
+    for d in degrees:
+        resid = y - np.polynomial.polynomial.polyval(x, np.polynomial.polynomial.polyfit(x, y, d))
+        sigma = np.sqrt(np.mean(resid ** 2))
+        out["sigma"].append(sigma)
+        out["loglik_bins"].append(gaussian_bin_log_likelihood(resid, sigma, precision))
+        with np.errstate(divide="ignore"):
+            out["loglik_density"].append(-0.5 * x.size * (np.log(2 * np.pi * sigma ** 2) + 1))
+    return {key: np.asarray(val, dtype=float) for key, val in out.items()}
+
+
+# --------------------------------------------------- Bayesian network structures
+def check_dag(parents):
+    """Raise ValueError unless ``parents`` (tuple of parent indices per node) is a DAG.
+
+    Used in: Chapter 3, section "Choosing a network structure".
+    """
+    d = len(parents)
+    for i, pa in enumerate(parents):
+        for j in pa:
+            if not (isinstance(j, (int, np.integer)) and 0 <= j < d):
+                raise ValueError(f"node {i} has an unknown parent {j!r}")
+            if j == i:
+                raise ValueError(f"node {i} is its own parent (a cycle)")
+    remaining = set(range(d))
+    while remaining:                 # peel off nodes whose parents are all placed
+        ready = {i for i in remaining if not set(parents[i]) & remaining}
+        if not ready:
+            raise ValueError(f"the parent sets contain a cycle among nodes {sorted(remaining)}")
+        remaining -= ready
+
+
+def _cards(data, cards):
+    data = np.asarray(data)
+    if data.ndim != 2 or data.shape[0] == 0:
+        raise ValueError("data must be a non-empty 2-D array (rows = examples)")
+    if not np.issubdtype(data.dtype, np.integer):
+        if not np.all(np.isfinite(data)) or not np.all(data == np.round(data)):
+            raise ValueError("data must hold integer states 0, 1, ... (no NaN)")
+        data = data.astype(int)
+    if cards is None:
+        cards = data.max(axis=0) + 1
+    cards = np.asarray(cards, dtype=int)
+    if cards.shape != (data.shape[1],):
+        raise ValueError("cards must give one number of states per column")
+    if (data < 0).any() or (data >= cards).any():
+        raise ValueError("data contain states outside 0..cards-1")
+    return data, cards
+
+
+def bn_n_params(parents, cards):
+    """Free parameters of a discrete network: sum over nodes of (r_i - 1) * prod r_parents.
+
+    Used in: Chapter 3, section "Choosing a network structure".
+
+    >>> bn_n_params([(), (0,), (0,), (0,)], [2, 2, 2, 2])   # naive Bayes, 3 attributes
+    7
+    """
+    check_dag(parents)
+    cards = np.asarray(cards, dtype=int)
+    if len(cards) != len(parents) or (cards < 1).any():
+        raise ValueError("cards must give a positive number of states for each node")
+    return int(sum((cards[i] - 1) * np.prod(cards[list(pa)], dtype=int)
+                   for i, pa in enumerate(parents)))
+
+
+def bn_log_likelihood(data, parents, cards=None):
+    """Maximised log likelihood (nats) of complete discrete data under a structure.
+
+    With ML tables (observed frequencies, Chapter 2) the log likelihood is
+    sum over nodes, parent configurations j and values k of N_ijk ln(N_ijk / N_ij).
+    Used in: Chapter 3, section "Choosing a network structure".
+    """
+    check_dag(parents)
+    data, cards = _cards(data, cards)
+    if len(parents) != data.shape[1]:
+        raise ValueError(f"{len(parents)} parent sets for {data.shape[1]} columns")
+    total = 0.0
+    for i, pa in enumerate(parents):
+        cols = list(pa) + [i]
+        idx = np.ravel_multi_index(data[:, cols].T, cards[cols])
+        n_ijk = np.bincount(idx, minlength=int(np.prod(cards[cols]))).reshape(-1, cards[i])
+        n_ij = n_ijk.sum(axis=1, keepdims=True)
+        total += np.sum(xlogy(n_ijk, n_ijk) - xlogy(n_ijk, n_ij))
+    return float(total)
+
+
+def sample_binary_network(parents, probs, n, rng):
+    """Draw n complete examples from a network of binary nodes (ancestral sampling).
+
+    ``probs[i]`` holds P(X_i = 1 | parents) for each parent configuration, indexed by
+    the parents' values read as a binary number (first parent most significant).
+    Nodes must be listed so that parents come before children.
+    Used in: Chapter 3, section "Choosing a network structure".
+    """
+    check_dag(parents)
+    data = np.zeros((int(n), len(parents)), dtype=int)
+    for i, pa in enumerate(parents):
+        if any(j >= i for j in pa):
+            raise ValueError("list nodes so that every parent comes before its child")
+        p = _probabilities(probs[i], f"probs[{i}]").reshape(-1)
+        if p.size != 2 ** len(pa):
+            raise ValueError(f"node {i} needs {2 ** len(pa)} probabilities, got {p.size}")
+        config = data[:, list(pa)] @ (2 ** np.arange(len(pa))[::-1]) if pa else 0
+        data[:, i] = rng.random(int(n)) < p[config]
+    return data
+
+
+# ------------------------------------------------------------------------ plots
+def plot_description_lengths(names, data, model, ax=None, title=None, baseline=True):
+    """Stacked bars of data bits and model bits per candidate; the shortest is starred.
+
+    With ``baseline`` the smallest data length is subtracted from all data bars (the
+    same for every candidate, so the choice is unchanged) to make the differences
+    visible. Used in: Chapter 3, figures of description lengths.
+    """
+    data, model = np.asarray(data, dtype=float), np.asarray(model, dtype=float)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.4))
+    base = data[np.isfinite(data)].min() if baseline else 0.0
+    pos = np.arange(len(names))
+    ax.bar(pos, data - base, color="tab:blue", label="data bits" + (" (above best fit)" if baseline else ""))
+    ax.bar(pos, model, bottom=data - base, color="tab:orange", label="model bits")
+    total = data - base + model
+    best = int(np.argmin(total))
+    ax.plot(best, total[best] * 1.04 + 0.5, marker="*", color="black", ms=12, ls="none",
+            label="shortest total")
+    ax.set_xticks(pos, names)
+    ax.set_ylabel("bits")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(frameon=False, fontsize=8)
+    return ax.figure
+
+
+def plot_selection_panels(panels, ncols=2):
+    """Grid of :func:`plot_description_lengths` panels, one per ``(title, names, data, model)``.
+
+    Used in: Chapter 3, figure "Description lengths at two sample sizes".
+    """
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.2 * nrows), squeeze=False)
+    for ax, (title, names, data, model) in zip(axes.flat, panels):
+        plot_description_lengths(names, data, model, ax=ax, title=title)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precision=0.01):
+    """Data with the MDL-chosen polynomial, and stacked description lengths per degree.
+
+    The callback of Chapter 3's interactive figure (section "Explore: sample size and
+    noise"); it regenerates the data with ``np.random.default_rng(seed)``.
+    """
+    x, y = polynomial_data(n, noise, np.random.default_rng(seed))
+    degrees = [d for d in degrees if d < n - 1]
+    s = polynomial_scores(x, y, degrees, precision)
+    data, model, total = two_part_code(s["loglik_bins"], s["k"], n)
+    best = degrees[int(np.argmin(total))]
+    best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["k"], n)))]
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(9, 3.4))
+    grid = np.linspace(-1, 1, 200)
+    ax0.scatter(x, y, s=10, color="tab:gray", label="data")
+    ax0.plot(grid, np.polynomial.polynomial.polyval(grid, TRUE_COEF), "k--", label="true curve")
+    fit = np.polynomial.polynomial.polyfit(x, y, best)
+    ax0.plot(grid, np.polynomial.polynomial.polyval(grid, fit), color="tab:red",
+             label=f"MDL choice: degree {best}")
+    ax0.set(xlabel="$x$", ylabel="$y$", title=f"N = {n}, noise = {noise:g}")
+    ax0.legend(frameon=False, fontsize=8)
+    plot_description_lengths([str(d) for d in degrees], data, model, ax=ax1,
+                             title=f"MDL picks degree {best}, BIC picks degree {best_bic}")
+    ax1.set_xlabel("polynomial degree")
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.25)
+    return fig
