@@ -257,11 +257,11 @@ def _grid(X, n=200, pad=0.6):
     return g0, g1, np.column_stack([g0.ravel(), g1.ravel()])
 
 
-def _scatter(ax, X, y, classes, labels=None):
+def _scatter(ax, X, y, classes, labels=None, colours=_COLOURS):
     for c, cls in enumerate(classes):
         pts = X[np.asarray(y) == cls]
-        ax.scatter(pts[:, 0], pts[:, 1], s=12, color=_COLOURS[c % 5], edgecolor="white", lw=0.4,
-                   label=(labels or classes)[c])
+        ax.scatter(pts[:, 0], pts[:, 1], s=12, color=colours[c % len(colours)], edgecolor="white",
+                   lw=0.4, label=(labels or classes)[c])
 
 
 def plot_class_densities(model, X, y, labels=None, axis_labels=("petal length (cm)", "petal width (cm)")):
@@ -315,7 +315,7 @@ def plot_decision_regions(models, X, y, titles, labels=None,
     return fig
 
 
-def plot_risk_boundary(loss_ratio, model, X, y, labels=None,
+def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue", "tab:orange"),
                        axis_labels=("petal length (cm)", "petal width (cm)")):
     """Two-class Bayes risk boundary for a loss ratio ``L12 / L21`` (interactive figure).
 
@@ -323,7 +323,8 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None,
     where ``L21 P(1 | x) > L12 P(2 | x)``, i.e. where the log posterior odds exceed
     ``ln(L12 / L21)``. The dashed line is the MAP boundary (ratio 1), the solid line
     the Bayes risk boundary; the title counts the training points on each side of
-    the rule that are misclassified. Used in: Chapter 4, section "Bayes risk".
+    the rule that are misclassified; ``colours`` are those of the two classes.
+    Used in: Chapter 4, section "Bayes risk".
     """
     import matplotlib.pyplot as plt
 
@@ -333,7 +334,7 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None,
         raise ValueError("plot_risk_boundary needs a two-class model")
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
-    g0, g1, pts = _grid(X, n=120, pad=0.4)
+    g0, g1, pts = _grid(X, n=100, pad=0.4)
     lp = model.predict_log_proba(pts)
     odds = (lp[:, 0] - lp[:, 1]).reshape(g0.shape)
     threshold = np.log(loss_ratio)
@@ -345,13 +346,13 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None,
     miss2 = int((~truth1 & choose1).sum())
     fig, ax = plt.subplots(figsize=(6, 4.2))
     ax.contourf(g0, g1, (odds > threshold).astype(float), levels=[-0.5, 0.5, 1.5],
-                colors=[_COLOURS[1], _COLOURS[0]], alpha=0.15)
+                colors=[colours[1], colours[0]], alpha=0.15)
     ax.contour(g0, g1, odds, levels=[0.0], colors="0.4", linewidths=1, linestyles="--")
     ax.contour(g0, g1, odds, levels=[threshold], colors="k", linewidths=1.5)
-    _scatter(ax, X, y, model.classes_, names)
+    _scatter(ax, X, y, model.classes_, names, colours)
     ax.set(xlabel=axis_labels[0], ylabel=axis_labels[1],
            title=f"L12/L21 = {loss_ratio:.3g}: {miss1} {names[0]} and {miss2} {names[1]} misclassified")
     ax.title.set_fontsize(10)
     ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.12, top=0.92)  # tight_layout is slow
     return fig

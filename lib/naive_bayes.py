@@ -49,6 +49,10 @@ __all__ = [
     "duplicated_attribute_posteriors",
     "plot_posterior_vs_m",
     "plot_duplicated_evidence",
+    "plot_evidence",
+    "parameter_counts",
+    "log_odds_weights",
+    "markdown_table",
 ]
 
 
@@ -637,12 +641,13 @@ def duplicated_attribute_posteriors(X, y, x_new, column, copies, target, **param
     return np.array(out)
 
 
-def plot_posterior_vs_m(X, y, x_new, target, m_values, marks=()):
+def plot_posterior_vs_m(X, y, x_new, target, m_values, marks=(), reference=None):
     """Posterior ``P(target | x_new)`` under the m-estimate as a function of ``m``.
 
     ``m = 0`` is the maximum-likelihood estimate; with a uniform prior ``p`` the value
     at ``m = k_j`` equals Laplace smoothing. ``marks``: ``(m, label)`` pairs to
-    annotate. Used in: Chapter 4, section "The m-estimate".
+    annotate; ``reference``: a probability drawn as a dotted line (e.g. the class
+    prior, the limit for large ``m``). Used in: Chapter 4, section "The m-estimate".
     """
     import matplotlib.pyplot as plt
 
@@ -656,6 +661,8 @@ def plot_posterior_vs_m(X, y, x_new, target, m_values, marks=()):
         ax.axvline(m, color="0.6", lw=0.8, ls="--")
         ax.annotate(label, (m, 0.02), rotation=90, ha="right", va="bottom", fontsize=8, color="0.3")
     ax.axhline(0.5, color="0.8", lw=0.8)
+    if reference is not None:
+        ax.axhline(reference, color="0.3", ls=":", lw=1, label=f"prior {reference:.3f}")
     ax.set(xlabel="equivalent sample size m", ylabel=f"P({target} | x)", ylim=(0, 1))
     ax.legend(title="query x", fontsize=8)
     fig.tight_layout()
@@ -677,3 +684,88 @@ def plot_duplicated_evidence(copies, posteriors, target):
     ax.set(xlabel="copies of the attribute 'outlook'", ylabel=f"P({target} | x)", ylim=(0, 1.08))
     fig.tight_layout()
     return fig
+
+
+def parameter_counts(n_attributes, n_values=2, n_classes=2):
+    """Free parameters of three ways of modelling ``n`` attributes and a class.
+
+    Returns a dict with
+
+    * ``"conditional"``: a table ``P(Y | X_1..X_n)``, one free number per class but
+      one for every one of the ``n_values ** n`` attribute combinations;
+    * ``"bayes"``: ``P(Y)`` plus a full table ``P(X_1..X_n | Y)`` per class;
+    * ``"naive"``: ``P(Y)`` plus ``P(X_j | Y)`` per attribute and class (for Boolean
+      attributes and classes ``2n + 1``).
+
+    Python integers, so ``2 ** 100`` is exact. Used in: Chapter 4, section
+    "Conditional independence".
+
+    Examples
+    --------
+    >>> parameter_counts(3)
+    {'conditional': 8, 'bayes': 15, 'naive': 7}
+    """
+    n, k, c = int(n_attributes), int(n_values), int(n_classes)
+    if n < 1 or k < 2 or c < 2:
+        raise ValueError("need n_attributes >= 1, n_values >= 2 and n_classes >= 2")
+    return {
+        "conditional": (c - 1) * k ** n,
+        "bayes": (c - 1) + c * (k ** n - 1),
+        "naive": (c - 1) + c * n * (k - 1),
+    }
+
+
+def log_odds_weights(model, positive, negative):
+    """Naive Bayes as a linear model: ``log P(pos | x) / P(neg | x) = b + sum_j w_j[x_j]``.
+
+    For a fitted :class:`CategoricalNB` returns ``(b, weights)``: the bias
+    ``log P(pos) / P(neg)`` and, per attribute, an array over ``categories_[j]`` of
+    ``log P(x_j = v | pos) / P(x_j = v | neg)``. With one-hot indicators of the
+    values the log odds are a weighted sum of them, i.e. linear. Used in:
+    Chapter 4, sections "Naive Bayes is linear" and "A worked example".
+    """
+    classes = list(model.classes_)
+    for label in (positive, negative):
+        if label not in classes:
+            raise ValueError(f"unknown class {label!r}; classes are {classes}")
+    p, q = classes.index(positive), classes.index(negative)
+    bias = model.class_log_prior_[p] - model.class_log_prior_[q]
+    weights = [flp[p] - flp[q] for flp in model.feature_log_prob_]
+    return bias, weights
+
+
+def plot_evidence(model, x, names, positive, negative):
+    """Bar chart of each attribute's vote ``log P(x_j | pos) / P(x_j | neg)`` for ``x``.
+
+    ``x`` is a list of examples (one panel each). Bars to the right support
+    ``positive``; the title gives the prior term and the total log odds. Used in:
+    Chapter 4, section "A worked example" (naive Bayes is easy to interpret).
+    """
+    import matplotlib.pyplot as plt
+
+    bias, weights = log_odds_weights(model, positive, negative)
+    x = np.asarray(x, dtype=object)
+    fig, axes = plt.subplots(1, len(x), figsize=(4.2 * len(x), 2.8), sharex=True, squeeze=False)
+    for ax, row in zip(axes[0], x):
+        votes = [weights[j][list(model.categories_[j]).index(v)] for j, v in enumerate(row)]
+        labels = [f"{n} = {v}" for n, v in zip(names, row)]
+        colours = ["tab:green" if w > 0 else "tab:red" for w in votes]
+        ax.barh(labels[::-1], votes[::-1], color=colours[::-1])
+        ax.axvline(0, color="0.3", lw=0.8)
+        ax.set_title(f"prior {bias:+.2f}, total log odds {bias + sum(votes):+.2f}", fontsize=9)
+        ax.set_xlabel(f"log P(x_j | {positive}) / P(x_j | {negative})")
+    fig.tight_layout()
+    return fig
+
+
+def markdown_table(header, rows):
+    """A Markdown table (string) from a header and rows, for ``IPython.display.Markdown``.
+
+    Used in: Chapter 4 to print the data and the probability tables.
+    """
+    def cell(v):
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
+    return "\n".join(lines)
