@@ -2,6 +2,10 @@
 import argparse
 import sys
 
+# jsonschema (under nbformat) optionally imports rfc3987_syntax, which takes seconds to
+# build a parser at import; notebooks need no IRI validation, so skip it.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 
 def main(argv=None):
     """Parse the command line and run ``release`` or ``grade``; returns the exit code."""
