@@ -352,12 +352,12 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     batch = post.shape[:-1]
     u = rng.random(batch)[..., None]
     cdf = np.cumsum(post, axis=-1)
-    drawn = np.minimum((cdf < u * cdf[..., -1:]).sum(axis=-1), post.shape[-1] - 1)
+    drawn = np.minimum((cdf <= u * cdf[..., -1:]).sum(axis=-1), post.shape[-1] - 1)
     chosen = np.take_along_axis(probs, drawn[..., None, None], axis=-2)[..., 0, :]  # (..., C)
     if sample_label:
         v = rng.random(batch)[..., None]
         ccdf = np.cumsum(chosen, axis=-1)
-        label = np.minimum((ccdf < v * ccdf[..., -1:]).sum(axis=-1), chosen.shape[-1] - 1)
+        label = np.minimum((ccdf <= v * ccdf[..., -1:]).sum(axis=-1), chosen.shape[-1] - 1)
     else:
         label = np.argmax(chosen, axis=-1)
     return int(label) if label.ndim == 0 else label

@@ -353,3 +353,11 @@ def test_figures_render_to_png():
     from lib.plotting import figure_png
     png = figure_png(plot_candy_posteriors(n_limes=3))
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_docstring_examples():
+    import doctest
+
+    import lib.bayes
+    result = doctest.testmod(lib.bayes, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 8 and result.failed == 0
