@@ -607,9 +607,10 @@ def candy_theta(model):
     """The seven candy numbers (theta, thetaF1, thetaW1, thetaH1, thetaF2, thetaW2,
     thetaH2) of a fitted two-bag MixtureOfNaiveBayes, as a dict."""
     p = model.probs_
-    return {"theta": model.weights_[0],
-            "F1": p[0][0, 0], "W1": p[1][0, 0], "H1": p[2][0, 0],
-            "F2": p[0][1, 0], "W2": p[1][1, 0], "H2": p[2][1, 0]}
+    values = {"theta": model.weights_[0],
+              "F1": p[0][0, 0], "W1": p[1][0, 0], "H1": p[2][0, 0],
+              "F2": p[0][1, 0], "W2": p[1][1, 0], "H2": p[2][1, 0]}
+    return {key: float(v) for key, v in values.items()}
 
 
 # ------------------------------------------ Bayesian networks with missing values
@@ -772,6 +773,57 @@ def em_network(variables, states, parents, cpts, data, n_iter=20, tol=0.0,
     return NetworkEM(cpts, np.array(lls), counts)
 
 
+BayesNetEM = namedtuple("BayesNetEM", ["net", "log_likelihood", "expected_counts"])
+BayesNetEM.__doc__ = """Result of :func:`em_bayes_net`: the fitted ``lib.bn.BayesNet``
+(a copy), the log likelihood of the observed values after 0, 1, ... iterations and
+the expected counts of the last E step."""
+
+
+def em_bayes_net(net, data, n_iter=20, tol=0.0, pseudo_count=0.0):
+    """EM for the CPTs of a ``lib.bn.BayesNet`` from data with missing values.
+
+    E step: ``net.expected_counts`` (exact inference in ``lib.bn``) gives
+    ``N^(X_i = x, Pa_i = pi) = sum_t P(X_i = x, Pa_i = pi | v_t)`` and the log
+    likelihood of the observed values. M step: every CPT row becomes its normalised
+    expected counts (plus ``pseudo_count`` per cell: MAP-EM with a Dirichlet prior);
+    a parent configuration with no expected count keeps its row. The network passed
+    in is not changed; its CPTs are the starting point.
+
+    Parameters
+    ----------
+    net : lib.bn.BayesNet; data : list of rows (dicts, or sequences in the order of
+    ``net.names``) or a DataFrame; None, '?' or NaN mark a missing value.
+    n_iter : maximum number of iterations; tol : stop when an iteration gains less.
+
+    Returns
+    -------
+    BayesNetEM(net, log_likelihood, expected_counts); ``log_likelihood`` has one
+    entry per iteration plus the start and never decreases (for pseudo_count=0).
+
+    Used in: Chapter 7, section "Bayesian networks with missing values".
+    """
+    if not hasattr(net, "expected_counts"):
+        raise TypeError("net must be a lib.bn.BayesNet")
+    if not (np.isfinite(pseudo_count) and pseudo_count >= 0):
+        raise ValueError(f"pseudo_count must be >= 0, got {pseudo_count!r}")
+    if int(n_iter) != n_iter or n_iter < 0:
+        raise ValueError(f"n_iter must be a non-negative integer, got {n_iter!r}")
+    codes = _encode_rows(data, list(net.names), net.states)
+    net = net.copy()
+    lls = []
+    for t in range(int(n_iter) + 1):
+        counts, ll = net.expected_counts(codes)                   # E step (lib.bn)
+        lls.append(ll)
+        if t == n_iter or (t > 0 and tol > 0 and lls[-1] - lls[-2] < tol):
+            break
+        for v in net.names:                                       # M step
+            c = counts[v] + pseudo_count
+            norm = c.sum(-1, keepdims=True)
+            net.set_cpt(v, np.where(norm > 0, c / np.where(norm > 0, norm, 1.0),
+                                    net.cpts[v]))
+    return BayesNetEM(net, np.array(lls), counts)
+
+
 # ----------------------------------------------------------------- the lower bound
 def lower_bound_curves(x, means_old, sigma, grid, which=0):
     """The log likelihood and EM's lower bound as functions of one mean.
@@ -811,9 +863,9 @@ def lower_bound_curves(x, means_old, sigma, grid, which=0):
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
-def _figure(w=6.4, h=3.6, **kw):
-    from matplotlib.figure import Figure
-    return Figure(figsize=(w, h), layout="constrained", **kw)
+def _figure(w=6.4, h=3.6):
+    import matplotlib.pyplot as plt  # pyplot figures: shown inline once per cell
+    return plt.figure(figsize=(w, h), layout="constrained")
 
 
 def plot_known_variance_steps(x, trace, sigma, steps=(0, 1, 2, 5)):
@@ -947,12 +999,11 @@ def _draw_mixture(ax, X, weights, means, covs, resp, title):
     k = len(weights)
     cols = np.array([_rgb(COLORS[j % len(COLORS)]) for j in range(k)])
     ax.scatter(X[:, 0], X[:, 1], s=5, c=np.clip(resp @ cols, 0, 1))
-    for j in range(k):
-        for r in (1.0, 2.0):
-            e = _ellipse_points(means[j], covs[j], r)
-            ax.plot(e[:, 0], e[:, 1], color=COLORS[j % len(COLORS)],
-                    lw=2.0 if r == 1 else 1.0)
-        ax.plot(*means[j], "x", color="k", ms=7, mew=2)
+    for j in range(k):  # the 1- and 2-standard-deviation ellipses in one line
+        e1, e2 = _ellipse_points(means[j], covs[j], 1.0), _ellipse_points(means[j], covs[j], 2.0)
+        e = np.r_[e1, [[np.nan, np.nan]], e2]
+        ax.plot(e[:, 0], e[:, 1], color=COLORS[j % len(COLORS)], lw=1.5)
+    ax.plot(means[:, 0], means[:, 1], "x", color="k", ms=7, mew=2)
     ax.set_title(title, fontsize=9)
 
 
@@ -1016,78 +1067,64 @@ def plot_lower_bound(x, sigma, means_init, grid, which=0, n_steps=2):
     ax.set_ylim(L.min() - 0.15 * span, L.max() + 0.1 * span)
     ax.set_xlabel(r"$\mu_1$ (the other mean held fixed)")
     ax.set_ylabel("log likelihood or bound")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="lower left")
     return fig
 
 
-def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None):
-    """Interactive-figure callback: ``iteration`` steps of EM for a ``k``-component
-    Gaussian mixture on the 2-D data ``X`` from a random start chosen by ``seed``.
-    Points are coloured by their responsibilities; the ellipses are 1 and 2
-    standard deviations. Right: the log likelihood so far.
+_HISTORY = {}
+
+
+def em_history(X, k, seed, n_iter, reg=1e-6):
+    """Every step of a full-covariance EM run from the 'random' start of ``seed``:
+    a list of ``(weights, means, covariances, responsibilities, log_likelihood)``,
+    entry t after t iterations (the same run as ``GaussianMixture(k, n_iter=n_iter,
+    reg=reg, init='random', random_state=seed, tol=0)``). Results are cached, so
+    moving the iteration slider of the interactive figure only redraws.
+    Used in: Chapter 7, section "Try it yourself"."""
+    X = _check_data(X)
+    key = (X.shape, hash(X.tobytes()), int(k), int(seed), int(n_iter), float(reg))
+    if key not in _HISTORY:
+        gm = GaussianMixture(int(k), n_iter=int(n_iter), tol=0, reg=reg, init="random",
+                             random_state=int(seed))
+        gm._check_params(X)
+        w, m, c = gm._initial_parameters(X, _rng(int(seed)))
+        hist = []
+        for t in range(int(n_iter) + 1):
+            log_norm, log_resp = gm._e_step(X, w, m, _cholesky_precisions(c, "full"))
+            resp = np.exp(log_resp)
+            hist.append((w, m, c, resp, float(log_norm.sum())))
+            if t < n_iter:
+                w, m, c = gm._m_step(X, resp)
+        if len(_HISTORY) >= 64:
+            _HISTORY.clear()
+        _HISTORY[key] = hist
+    return _HISTORY[key]
+
+
+def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40):
+    """Interactive-figure callback: the state of EM for a ``k``-component Gaussian
+    mixture on the 2-D data ``X`` after ``iteration`` steps from the random start
+    chosen by ``seed``. Points are coloured by their responsibilities; the ellipses
+    are 1 and 2 standard deviations. Right: the log likelihood so far, with the true
+    model's value ``true_ll`` as a dashed line.
     Used in: Chapter 7, section "Try it yourself"."""
     if X is None:
         raise ValueError("plot_em_2d needs the data X")
-    gm = GaussianMixture(k, n_iter=int(iteration), tol=0, reg=1e-6, init="random",
-                         random_state=int(seed)).fit(X)
+    if not 0 <= iteration <= max_iter:
+        raise ValueError(f"iteration must be between 0 and {max_iter}, got {iteration}")
+    hist = em_history(X, k, seed, max_iter)
+    w, m, c, resp, _ = hist[int(iteration)]
+    lls = [h[4] for h in hist[:int(iteration) + 1]]
     fig = _figure(8.6, 3.6)
     a, b = fig.subplots(1, 2, width_ratios=[1.3, 1])
-    _draw_mixture(a, X, gm.weights_, gm.means_, gm.covariances_, gm.predict_proba(X),
-                  f"k = {k}, seed {seed}, after {gm.n_iter_} iterations")
-    xlim, ylim = _limits(X)
+    _draw_mixture(a, np.asarray(X, float), w, m, c, resp,
+                  f"k = {k}, seed {seed}, after {iteration} iterations")
+    xlim, ylim = _limits(np.asarray(X, float))
     a.set_xlim(xlim)
     a.set_ylim(ylim)
-    plot_log_likelihood(gm.log_likelihood_, true_ll, ax=b)
-    b.set_xlim(-0.5, max(10, iteration) + 0.5)
+    plot_log_likelihood(lls, true_ll, ax=b)
+    b.set_xlim(-0.5, max_iter + 0.5)
+    lo = min(hist[0][4], true_ll if true_ll is not None else np.inf)
+    hi = max(hist[-1][4], true_ll if true_ll is not None else -np.inf)
+    b.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     return fig
-
-
-BayesNetEM = namedtuple("BayesNetEM", ["net", "log_likelihood", "expected_counts"])
-BayesNetEM.__doc__ = """Result of :func:`em_bayes_net`: the fitted ``lib.bn.BayesNet``
-(a copy), the log likelihood of the observed values after 0, 1, ... iterations and
-the expected counts of the last E step."""
-
-
-def em_bayes_net(net, data, n_iter=20, tol=0.0, pseudo_count=0.0):
-    """EM for the CPTs of a ``lib.bn.BayesNet`` from data with missing values.
-
-    E step: ``net.expected_counts`` (exact inference in ``lib.bn``) gives
-    ``N^(X_i = x, Pa_i = pi) = sum_t P(X_i = x, Pa_i = pi | v_t)`` and the log
-    likelihood of the observed values. M step: every CPT row becomes its normalised
-    expected counts (plus ``pseudo_count`` per cell: MAP-EM with a Dirichlet prior);
-    a parent configuration with no expected count keeps its row. The network passed
-    in is not changed; its CPTs are the starting point.
-
-    Parameters
-    ----------
-    net : lib.bn.BayesNet; data : list of rows (dicts, or sequences in the order of
-    ``net.names``) or a DataFrame; None, '?' or NaN mark a missing value.
-    n_iter : maximum number of iterations; tol : stop when an iteration gains less.
-
-    Returns
-    -------
-    BayesNetEM(net, log_likelihood, expected_counts); ``log_likelihood`` has one
-    entry per iteration plus the start and never decreases (for pseudo_count=0).
-
-    Used in: Chapter 7, section "Bayesian networks with missing values".
-    """
-    if not hasattr(net, "expected_counts"):
-        raise TypeError("net must be a lib.bn.BayesNet")
-    if not (np.isfinite(pseudo_count) and pseudo_count >= 0):
-        raise ValueError(f"pseudo_count must be >= 0, got {pseudo_count!r}")
-    if int(n_iter) != n_iter or n_iter < 0:
-        raise ValueError(f"n_iter must be a non-negative integer, got {n_iter!r}")
-    codes = _encode_rows(data, list(net.names), net.states)
-    net = net.copy()
-    lls = []
-    for t in range(int(n_iter) + 1):
-        counts, ll = net.expected_counts(codes)                   # E step (lib.bn)
-        lls.append(ll)
-        if t == n_iter or (t > 0 and tol > 0 and lls[-1] - lls[-2] < tol):
-            break
-        for v in net.names:                                       # M step
-            c = counts[v] + pseudo_count
-            norm = c.sum(-1, keepdims=True)
-            net.set_cpt(v, np.where(norm > 0, c / np.where(norm > 0, norm, 1.0),
-                                    net.cpts[v]))
-    return BayesNetEM(net, np.array(lls), counts)

@@ -8,7 +8,7 @@ from scipy.stats import multivariate_normal, norm
 
 from lib.bn import BayesNet
 from lib.em import (GaussianMixture, MixtureOfNaiveBayes, candy_counts, candy_parameters,
-                    candy_theta, em_bayes_net, em_known_variance, em_network,
+                    candy_theta, em_bayes_net, em_history, em_known_variance, em_network,
                     lower_bound_curves, mixture_log_likelihood, network_expected_counts,
                     one_mean_em_path, plot_em_2d, sample_mixture)
 
@@ -206,8 +206,16 @@ def test_gaussian_mixture_bad_input():
 
 
 def test_plot_em_2d_returns_a_figure():
-    fig = plot_em_2d(iteration=3, k=2, seed=1, X=mixture_data(100))
+    import matplotlib.pyplot as plt
+    X = mixture_data(100)
+    fig = plot_em_2d(iteration=3, k=2, seed=1, X=X)
     assert len(fig.axes) == 2
+    plt.close(fig)
+    # the cached history is the run GaussianMixture makes from the same seed
+    gm = GaussianMixture(2, n_iter=40, tol=0, reg=1e-6, init="random", random_state=1).fit(X)
+    assert np.allclose(em_history(X, 2, 1, 40)[-1][1], gm.means_)
+    with pytest.raises(ValueError, match="iteration"):
+        plot_em_2d(iteration=99, k=2, seed=1, X=X)
 
 
 # ----------------------------------------------------------------- candy mixture
