@@ -300,7 +300,11 @@ class BayesNet:
             return {}
         if not isinstance(evidence, dict):
             raise TypeError("evidence must be a dict {variable: state}")
-        return {self._idx[n]: self._code(n, s) for n, s in evidence.items()}
+        out = {}
+        for n, s in evidence.items():
+            code = self._code(n, s)  # raises for unknown variables and states
+            out[self._idx[n]] = code
+        return out
 
     # -------------------------------------------------------------------- data
     def encode(self, data, allow_missing=False):
@@ -558,18 +562,39 @@ class BayesNet:
                 plans.clear()
             plans[key] = self._order(factors, relevant - set(q) - set(ev), heuristic)
         order, widest, biggest = plans[key]
-        log_scale = 0.0
-        for h in order:
-            inv = [f for f in factors if h in f[0]]
-            factors = [f for f in factors if h not in f[0]]
-            scope = tuple(dict.fromkeys(u for s, _ in inv for u in s if u != h))
-            table = self._multiply(inv, scope)
+        log_scale, zero = 0.0, False
+
+        def absorb(scope, table):
+            """Constant factors go into log_scale; tiny ones are rescaled."""
+            nonlocal log_scale, zero
+            if not scope:
+                v = float(table)
+                if v > 0:
+                    log_scale += math.log(v)
+                else:
+                    zero = True
+                return None
             m = table.max() if table.size else 0.0
             if 0 < m < 1e-100:  # keep long products away from underflow
                 table = table / m
                 log_scale += math.log(m)
-            factors.append((scope, table))
+            return scope, table
+
+        factors = [f for f in (absorb(*f) for f in factors) if f is not None]
+        for h in order:
+            inv = [f for f in factors if h in f[0]]
+            factors = [f for f in factors if h not in f[0]]
+            scope = tuple(dict.fromkeys(u for s, _ in inv for u in s if u != h))
+            new = absorb(scope, self._multiply(inv, scope))
+            if new is not None:
+                factors.append(new)
+        while len(factors) > 16:  # einsum takes a limited number of operands
+            head, factors = factors[:8], factors[8:]
+            scope = tuple(dict.fromkeys(u for s, _ in head for u in s))
+            factors.append((scope, self._multiply(head, scope)))
         table = self._multiply(factors, q)
+        if zero:
+            table = np.zeros_like(table)
         return table, log_scale, {"order": [self.names[h] for h in order],
                                   "largest_factor_vars": widest,
                                   "largest_factor_size": biggest}
@@ -1049,7 +1074,8 @@ class BayesNet:
     # ------------------------------------------------------------ structure search
     @classmethod
     def hill_climb(cls, data, states=None, score="bic", start=None, max_parents=None,
-                   tabu_length=100, epsilon=1e-4, max_iter=10_000, pseudo_count=0.0):
+                   tabu_length=100, epsilon=1e-4, max_iter=10_000, pseudo_count=0.0,
+                   restarts=0, perturb=3, rng=None):
         """Greedy structure search: from ``start`` (default: no edges) repeatedly
         apply the best of all single-edge additions, removals and reversals that
         keep the graph acyclic, until no move improves the score by ``epsilon``
@@ -1063,6 +1089,10 @@ class BayesNet:
         score : {"bic", "mdl", "aic", "loglik"}
             Decomposable score (see :meth:`score`); ``"loglik"`` has no penalty and
             ends in a dense graph.
+        restarts, perturb, rng
+            After the first climb, ``restarts`` times apply ``perturb`` random
+            legal moves to the best graph so far and climb again (keeping the
+            result only if it scores better): a cheap way out of local optima.
 
         Returns a :class:`BayesNet` with ML (or ``pseudo_count``) CPTs and the
         attributes ``score_`` (final score, in the score's own units), ``trace_``
@@ -1100,7 +1130,7 @@ class BayesNet:
                 cache[key] = family_score(X, i, sorted(ps), card, internal)
             return cache[key]
 
-        def reaches(src, dst):
+        def reaches(parents, src, dst):
             """Is there a directed path src -> ... -> dst?"""
             children = [set() for _ in range(n_vars)]
             for c in range(n_vars):
@@ -1117,51 +1147,82 @@ class BayesNet:
                         stack.append(c)
             return False
 
-        current = sum(local(i, parents[i]) for i in range(n_vars))
-        trace, moves, tabu = [current], [], []
-        for _ in range(int(max_iter)):
-            best, best_delta = None, -math.inf
-            for u in range(n_vars):
-                for v in range(n_vars):
-                    if u == v:
-                        continue
-                    if u in parents[v]:
-                        d = local(v, parents[v] - {u}) - local(v, parents[v])
-                        if ("remove", u, v) not in tabu and d > best_delta:
-                            best, best_delta = ("remove", u, v), d
-                        if ("reverse", u, v) not in tabu and \
-                                (max_parents is None or len(parents[u]) < max_parents):
-                            d = (local(v, parents[v] - {u}) - local(v, parents[v])
-                                 + local(u, parents[u] | {v}) - local(u, parents[u]))
-                            if d > best_delta:
-                                parents[v].discard(u)
-                                ok = not reaches(u, v)
-                                parents[v].add(u)
-                                if ok:
-                                    best, best_delta = ("reverse", u, v), d
-                    elif v not in parents[u]:
-                        if ("add", u, v) in tabu or (max_parents is not None and len(parents[v]) >= max_parents):
+        def climb(parents):
+            current = sum(local(i, parents[i]) for i in range(n_vars))
+            trace, moves, tabu = [current], [], []
+            for _ in range(int(max_iter)):
+                best, best_delta = None, -math.inf
+                for u in range(n_vars):
+                    for v in range(n_vars):
+                        if u == v:
                             continue
-                        d = local(v, parents[v] | {u}) - local(v, parents[v])
-                        if d > best_delta and not reaches(v, u):
-                            best, best_delta = ("add", u, v), d
-            if best is None or best_delta < epsilon:
-                break
-            op, u, v = best
+                        if u in parents[v]:
+                            d = local(v, parents[v] - {u}) - local(v, parents[v])
+                            if ("remove", u, v) not in tabu and d > best_delta:
+                                best, best_delta = ("remove", u, v), d
+                            if ("reverse", u, v) not in tabu and \
+                                    (max_parents is None or len(parents[u]) < max_parents):
+                                d = (local(v, parents[v] - {u}) - local(v, parents[v])
+                                     + local(u, parents[u] | {v}) - local(u, parents[u]))
+                                if d > best_delta:
+                                    parents[v].discard(u)
+                                    ok = not reaches(parents, u, v)
+                                    parents[v].add(u)
+                                    if ok:
+                                        best, best_delta = ("reverse", u, v), d
+                        elif v not in parents[u]:
+                            if ("add", u, v) in tabu or (max_parents is not None
+                                                         and len(parents[v]) >= max_parents):
+                                continue
+                            d = local(v, parents[v] | {u}) - local(v, parents[v])
+                            if d > best_delta and not reaches(parents, v, u):
+                                best, best_delta = ("add", u, v), d
+                if best is None or best_delta < epsilon:
+                    break
+                op, u, v = best
+                apply(parents, op, u, v)
+                tabu.append({"add": ("remove", u, v), "remove": ("add", u, v),
+                             "reverse": ("reverse", v, u)}[op])
+                tabu = tabu[-tabu_length:] if tabu_length else []
+                current += best_delta
+                trace.append(current)
+                moves.append((op, net.names[u], net.names[v]))
+            return parents, current, trace, moves
+
+        def apply(parents, op, u, v):
             if op == "add":
                 parents[v].add(u)
-                tabu.append(("remove", u, v))
             elif op == "remove":
                 parents[v].discard(u)
-                tabu.append(("add", u, v))
             else:
                 parents[v].discard(u)
                 parents[u].add(v)
-                tabu.append(("reverse", v, u))
-            tabu = tabu[-tabu_length:] if tabu_length else []
-            current += best_delta
-            trace.append(current)
-            moves.append((op, net.names[u], net.names[v]))
+
+        parents, current, trace, moves = climb(parents)
+        rng = cls._rng(rng)
+        for _ in range(int(restarts)):
+            # perturb the best graph by random legal moves, climb again, keep the better
+            trial = [set(p) for p in parents]
+            for _ in range(int(perturb)):
+                u, v = (int(k) for k in rng.choice(n_vars, size=2, replace=False))
+                if u in trial[v]:
+                    op = "remove" if rng.random() < 0.5 else "reverse"
+                    if op == "reverse":
+                        trial[v].discard(u)
+                        ok = not reaches(trial, u, v)
+                        trial[v].add(u)
+                        if not ok:
+                            op = "remove"
+                elif v not in trial[u] and not reaches(trial, v, u):
+                    op = "add"
+                else:
+                    continue
+                apply(trial, op, u, v)
+            trial, value, t_trace, t_moves = climb(trial)
+            if value > current + epsilon:
+                parents, current = trial, value
+                trace += t_trace
+                moves += [("restart", None, None)] + t_moves
         result = cls([(n, net.states[n], [net.names[p] for p in sorted(parents[i])])
                       for i, n in enumerate(net.names)])
         result.fit(X, pseudo_count=pseudo_count)
