@@ -242,8 +242,8 @@ class CategoricalNB(_BaseNB):
     --------
     >>> X = [["sunny", "hot"], ["rain", "mild"], ["rain", "hot"]]
     >>> nb = CategoricalNB(alpha=1).fit(X, ["bad", "good", "good"])
-    >>> nb.predict([["rain", "hot"]])[0]
-    'good'
+    >>> nb.predict([["rain", "hot"]]).tolist()
+    ['good']
     """
 
     def __init__(self, alpha=1.0, m=None, p=None, categories=None, fit_prior=True,

@@ -54,6 +54,7 @@ def test_sklearn_copy_does_not_reproduce_the_setosa_numbers():
     d = load_iris()
     clf = GaussianClassifier().fit(d.data[:, 2:], d.target)
     assert not np.allclose(clf.means_[0], SEED_MEANS[0], atol=5e-4)
+    np.testing.assert_allclose(clf.means_[0], [1.462, 0.246], atol=5e-4)  # quoted in Chapter 4
     np.testing.assert_allclose(clf.means_[1:], SEED_MEANS[1:], atol=5e-4)
 
 
@@ -172,3 +173,12 @@ def test_risk_figure_callback(iris2):
     assert "L12/L21 = 5" in fig.axes[0].get_title()
     with pytest.raises(ValueError, match="positive"):
         plot_risk_boundary(0.0, clf, X[keep], y[keep])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import lib.gaussian
+
+    result = doctest.testmod(lib.gaussian, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 2 and result.failed == 0

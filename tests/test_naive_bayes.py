@@ -317,3 +317,20 @@ def test_xor_gives_one_half_everywhere():
     for nb in (BernoulliNB(alpha=1), CategoricalNB(alpha=1)):
         p = nb.fit(X, y).predict_proba(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]))
         np.testing.assert_allclose(p, 0.5)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import lib.naive_bayes
+
+    result = doctest.testmod(lib.naive_bayes, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 3 and result.failed == 0
+
+
+def test_gaussian_nb_class_with_one_example():
+    X = np.array([[0.0, 1.0], [0.5, 1.5], [1.0, 0.5], [9.0, 9.0]])
+    nb = GaussianNB().fit(X, ["a", "a", "a", "b"])
+    assert nb.predict([[9.0, 9.0], [0.4, 1.0]]).tolist() == ["b", "a"]
+    with pytest.raises(ValueError, match="class 'b'"):
+        GaussianNB(var_smoothing=0).fit(X, ["a", "a", "a", "b"])
