@@ -52,7 +52,7 @@ __all__ = [
     "plot_evidence",
     "parameter_counts",
     "log_odds_weights",
-    "markdown_table",
+    "Table",
 ]
 
 
@@ -758,14 +758,34 @@ def plot_evidence(model, x, names, positive, negative):
     return fig
 
 
-def markdown_table(header, rows):
-    """A Markdown table (string) from a header and rows, for ``IPython.display.Markdown``.
+class Table:
+    """A small table that notebooks and the book show as HTML (plain text elsewhere).
 
-    Used in: Chapter 4 to print the data and the probability tables.
+    ``header`` is a list of column names, ``rows`` a list of lists; the rows whose
+    indices are in ``bold`` are set in bold. Cell values are escaped. Used in:
+    Chapter 4 to show the data and the probability tables (a Markdown table would
+    need a table-aware Markdown renderer for notebook outputs).
     """
-    def cell(v):
-        return str(v).replace("|", "\\|")
 
-    lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
-    return "\n".join(lines)
+    def __init__(self, header, rows, bold=()):
+        self.header = [str(h) for h in header]
+        self.rows = [[str(v) for v in row] for row in rows]
+        if any(len(r) != len(self.header) for r in self.rows):
+            raise ValueError("every row must have one value per column of the header")
+        self.bold = set(bold)
+
+    def _repr_html_(self):
+        from html import escape
+
+        def cells(values, tag, strong=False):
+            wrap = (lambda v: f"<b>{escape(v)}</b>") if strong else escape
+            return "".join(f"<{tag}>{wrap(v)}</{tag}>" for v in values)
+
+        head = f"<thead><tr>{cells(self.header, 'th')}</tr></thead>"
+        body = "".join(f"<tr>{cells(r, 'td', i in self.bold)}</tr>" for i, r in enumerate(self.rows))
+        return f"<table>{head}<tbody>{body}</tbody></table>"
+
+    def __repr__(self):
+        widths = [max(len(x) for x in col) for col in zip(self.header, *self.rows)]
+        lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in [self.header, *self.rows]]
+        return "\n".join(lines)

@@ -334,3 +334,14 @@ def test_gaussian_nb_class_with_one_example():
     assert nb.predict([[9.0, 9.0], [0.4, 1.0]]).tolist() == ["b", "a"]
     with pytest.raises(ValueError, match="class 'b'"):
         GaussianNB(var_smoothing=0).fit(X, ["a", "a", "a", "b"])
+
+
+def test_table_html_escapes_and_bolds():
+    from lib.naive_bayes import Table
+
+    t = Table(["a", "b"], [[1, "<x>"], [2, "y"]], bold=[1])
+    html = t._repr_html_()
+    assert "&lt;x&gt;" in html and "<b>2</b>" in html and html.count("<tr>") == 3
+    assert repr(t).splitlines()[0].split() == ["a", "b"]
+    with pytest.raises(ValueError, match="one value per column"):
+        Table(["a"], [[1, 2]])
