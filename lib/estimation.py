@@ -17,8 +17,9 @@ both cases there is no MAP estimate and :meth:`BetaPosterior.mode`,
 :meth:`DirichletPosterior.mode` and :func:`map_bernoulli` raise ``ValueError``.
 """
 import numpy as np
-import matplotlib.pyplot as plt
 from scipy.special import betainc, betaincinv, betaln, gammaln, xlog1py, xlogy
+
+from lib.plotting import new_figure
 
 __all__ = [
     "mle_bernoulli", "map_bernoulli", "BetaPosterior", "DirichletPosterior",
@@ -362,7 +363,7 @@ def plot_beta_densities(params, ax=None, title=None):
     Used in: Chapter 2, figure of Beta densities (Figure 20.5 of seed004).
     """
     if ax is None:
-        fig, ax = plt.subplots(figsize=(5, 3.4))
+        ax = new_figure((5, 3.4)).subplots()
     fig = ax.figure
     theta = np.linspace(0, 1, 401)
     for a, b in params:
@@ -381,10 +382,9 @@ def plot_beta_panels(left, right, titles=("", "")):
     ``left`` and ``right`` are lists of ``(a, b)`` pairs. Used in: Chapter 2,
     section "Beta priors are virtual counts".
     """
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    for ax, params, title in zip(axes, (left, right), titles):
+    fig = new_figure((9, 3.4))
+    for ax, params, title in zip(fig.subplots(1, 2), (left, right), titles):
         plot_beta_densities(params, ax=ax, title=title)
-    fig.tight_layout()
     return fig
 
 
@@ -398,7 +398,8 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1):
     prior = BetaPosterior(a, b)
     post = prior.update(heads, tails)
     theta = np.linspace(0, 1, 301)[1:-1]
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig = new_figure((6.4, 3.6))
+    ax = fig.subplots()
     ax.plot(theta, prior.pdf(theta), color="tab:blue", label=f"prior Beta({a:g}, {b:g})")
     if heads + tails > 0:
         lik = np.exp(bernoulli_log_likelihood(theta, heads, tails)
@@ -419,7 +420,6 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1):
     ax.set(xlim=(0, 1), ylim=(0, min(1.1 * top, 12)), xlabel=r"$\theta$ = P(heads)",
            ylabel="density", title=f"{heads} heads, {tails} tails")
     ax.legend(fontsize=8, frameon=False, loc="upper left")
-    fig.tight_layout()
     return fig
 
 
@@ -428,7 +428,8 @@ def plot_linear_gaussian(x, y, theta1, theta2, true_line=None):
 
     Used in: Chapter 2, section "Linear Gaussian models: ML is least squares".
     """
-    fig, ax = plt.subplots(figsize=(5, 3.4))
+    fig = new_figure((5, 3.4))
+    ax = fig.subplots()
     ax.scatter(x, y, s=14, color="tab:blue", label="data")
     grid = np.linspace(np.min(x), np.max(x), 2)
     ax.plot(grid, theta1 * grid + theta2, color="tab:red",
@@ -438,5 +439,4 @@ def plot_linear_gaussian(x, y, theta1, theta2, true_line=None):
                 label="true line")
     ax.set(xlabel="$x$", ylabel="$y$")
     ax.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
     return fig

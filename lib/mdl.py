@@ -10,8 +10,9 @@ that turns probabilities into bits refuses probabilities above 1 (and positive l
 likelihoods, which would come from densities rather than probabilities).
 """
 import numpy as np
-import matplotlib.pyplot as plt
 from scipy.special import log_ndtr, xlogy
+
+from lib.plotting import new_figure
 
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
@@ -338,7 +339,7 @@ def plot_description_lengths(names, data, model, ax=None, title=None, baseline=T
     """
     data, model = np.asarray(data, dtype=float), np.asarray(model, dtype=float)
     if ax is None:
-        _, ax = plt.subplots(figsize=(5, 3.4))
+        ax = new_figure((5, 3.4)).subplots()
     base = data[np.isfinite(data)].min() if baseline else 0.0
     pos = np.arange(len(names))
     ax.bar(pos, data - base, color="tab:blue", label="data bits" + (" (above best fit)" if baseline else ""))
@@ -361,12 +362,12 @@ def plot_selection_panels(panels, ncols=2):
     Used in: Chapter 3, figure "Description lengths at two sample sizes".
     """
     nrows = -(-len(panels) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.2 * nrows), squeeze=False)
+    fig = new_figure((4.6 * ncols, 3.2 * nrows))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
     for ax, (title, names, data, model) in zip(axes.flat, panels):
         plot_description_lengths(names, data, model, ax=ax, title=title)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
-    fig.tight_layout()
     return fig
 
 
@@ -382,7 +383,8 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     data, model, total = two_part_code(s["loglik_bins"], s["k"], n)
     best = degrees[int(np.argmin(total))]
     best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["k"], n)))]
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig = new_figure((9, 3.4))
+    ax0, ax1 = fig.subplots(1, 2)
     grid = np.linspace(-1, 1, 200)
     ax0.scatter(x, y, s=10, color="tab:gray", label="data")
     ax0.plot(grid, np.polynomial.polynomial.polyval(grid, TRUE_COEF), "k--", label="true curve")
@@ -394,5 +396,4 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     plot_description_lengths([str(d) for d in degrees], data, model, ax=ax1,
                              title=f"MDL picks degree {best}, BIC picks degree {best_bic}")
     ax1.set_xlabel("polynomial degree")
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.25)
     return fig

@@ -267,8 +267,6 @@ def test_other_bad_input():
 
 
 def test_widget_callback_returns_a_figure_for_edge_settings():
-    import matplotlib.pyplot as plt
     for args in [(2, 2, 3, 1), (0.5, 0.5, 0, 0), (20, 20, 60, 0), (1, 1, 0, 0)]:
         fig = plot_beta_update(*args)
         assert fig.axes and fig.axes[0].lines
-        plt.close(fig)

@@ -232,8 +232,6 @@ def test_network_bad_input():
 
 
 def test_widget_callback_returns_a_figure():
-    import matplotlib.pyplot as plt
     for n, noise in [(20, 0.05), (1000, 1.0)]:
         fig = plot_polynomial_mdl(n=n, noise=noise, seed=0)
         assert len(fig.axes) == 2
-        plt.close(fig)
