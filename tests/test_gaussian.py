@@ -182,3 +182,10 @@ def test_docstring_examples():
 
     result = doctest.testmod(lib.gaussian, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_iris_loader_columns():
+    X, y, names = load_iris_uci(columns=["sepal_width"])
+    assert X.shape == (150, 1) and names == ["sepal_width"] and len(set(y)) == 3
+    with pytest.raises(ValueError, match="unknown iris columns"):
+        load_iris_uci(columns=["petal_area"])

@@ -345,3 +345,10 @@ def test_table_html_escapes_and_bolds():
     assert repr(t).splitlines()[0].split() == ["a", "b"]
     with pytest.raises(ValueError, match="one value per column"):
         Table(["a"], [[1, 2]])
+
+
+def test_playtennis_loader_rejects_unknown_variant():
+    with pytest.raises(ValueError, match="variant"):
+        load_playtennis("weka")
+    X, y, names = load_playtennis("classic")
+    assert X.shape == (14, 4) and sorted(set(y)) == ["bad", "good"] and (y == "good").sum() == 9
