@@ -175,8 +175,10 @@ class GaussianMixture:
     n_components : int, the number of components k.
     covariance : {'full', 'diag', 'spherical'}, the form of each covariance matrix.
     n_iter : int, the maximum number of EM iterations.
-    tol : float, stop when an iteration raises the mean log likelihood per point by
-        less than ``tol`` (``tol=0`` runs exactly ``n_iter`` iterations).
+    tol : float, convergence threshold on the gain in mean log likelihood per point;
+        once an iteration gains less, one more iteration is made and EM stops (the
+        rule of scikit-learn's ``GaussianMixture``; ``tol=0`` runs exactly
+        ``n_iter`` iterations).
     reg : float >= 0, added to the diagonal of every covariance after each M step: a
         variance floor that stops a component from collapsing onto one point. With
         ``reg > 0`` the M step is no longer the exact maximiser, so the "never
@@ -200,11 +202,11 @@ class GaussianMixture:
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(0, 1, (100, 2)), rng.normal(6, 1, (100, 2))]
     >>> gm = GaussianMixture(2, random_state=0).fit(X)
-    >>> np.round(np.sort(gm.means_[:, 0]))
-    array([0., 6.])
+    >>> [int(round(m)) for m in np.sort(gm.means_[:, 0])]
+    [0, 6]
     """
 
-    def __init__(self, n_components=1, covariance="full", n_iter=100, tol=1e-6,
+    def __init__(self, n_components=1, covariance="full", n_iter=100, tol=1e-3,
                  reg=1e-6, init="kmeans++", n_init=1, random_state=None):
         self.n_components = n_components
         self.covariance = covariance
@@ -324,11 +326,11 @@ class GaussianMixture:
         for t in range(self.n_iter + 1):
             log_norm, log_resp = self._e_step(X, weights, means, prec)
             lls.append(log_norm.sum())
-            if t > 0 and self.tol > 0 and (lls[-1] - lls[-2]) / n < self.tol:
+            if converged or t == self.n_iter:
+                break
+            # as in scikit-learn: once the gain is below tol, one last M step is made
+            if t > 0 and self.tol > 0 and abs(lls[-1] - lls[-2]) / n < self.tol:
                 converged = True
-                break
-            if t == self.n_iter:
-                break
             weights, means, covs = self._m_step(X, np.exp(log_resp))
             prec = _cholesky_precisions(covs, self.covariance)
         return (weights, means, covs, prec), np.array(lls), converged
@@ -441,7 +443,7 @@ class MixtureOfNaiveBayes:
     >>> X, counts = candy_counts()
     >>> init = {"weights": [0.6, 0.4], "probs": [[[0.6, 0.4], [0.4, 0.6]]] * 3}
     >>> m = MixtureOfNaiveBayes(2, n_iter=1, tol=0, init=init).fit(X, sample_weight=counts)
-    >>> round(m.weights_[0], 4)
+    >>> round(float(m.weights_[0]), 4)
     0.6124
     """
 

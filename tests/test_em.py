@@ -109,6 +109,23 @@ def test_gaussian_mixture_equals_sklearn(cov):
     assert np.allclose(gm.predict_proba(X), sk.predict_proba(X), atol=1e-8)
 
 
+def test_gaussian_mixture_stops_like_sklearn():
+    X = mixture_data()
+    init = {"weights": np.full(3, 1 / 3), "means": X[[5, 50, 300]],
+            "covariances": np.repeat(np.eye(2)[None], 3, 0)}
+    from sklearn.mixture import GaussianMixture as SkGM
+    for tol in (1e-2, 1e-4):
+        gm = GaussianMixture(3, n_iter=500, tol=tol, reg=1e-6, init=init).fit(X)
+        sk = SkGM(3, max_iter=500, tol=tol, reg_covar=1e-6, weights_init=init["weights"],
+                  means_init=init["means"], precisions_init=init["covariances"],
+                  init_params="random").fit(X)
+        assert gm.converged_ and sk.converged_
+        assert gm.n_iter_ == sk.n_iter_
+        assert np.allclose(np.array(sk.lower_bounds_), gm.log_likelihood_[:-1] / len(X),
+                           atol=1e-10)
+        assert np.allclose(gm.means_, sk.means_, atol=1e-10)
+
+
 def test_gaussian_mixture_equals_sklearn_with_reg():
     X = mixture_data(200, seed=4)
     init = {"weights": np.full(2, 0.5), "means": X[:2],
@@ -382,3 +399,23 @@ def test_network_em_bad_input():
     with pytest.raises(ValueError, match="CPT"):
         em_network(VARS, {v: [0, 1] for v in VARS}, PARENTS, {**cpts, "X1": [0.5, 0.6]},
                    SEED_TABLE)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_network_em_never_decreases_on_random_data(seed):
+    rng = np.random.default_rng(seed)
+    net, cpts = random_net(seed + 10)
+    full = net.sample(60, rng=rng, codes=True)
+    rows = [[("?" if rng.random() < 0.3 else int(v)) for v in row] for row in full]
+    res = em_bayes_net(net, rows, n_iter=25)
+    assert non_decreasing(res.log_likelihood)
+    assert np.isclose(res.log_likelihood[0], brute_force_log_likelihood(cpts, rows))
+    assert np.isclose(res.log_likelihood[-1],
+                      brute_force_log_likelihood(dict(res.net.cpts), rows))
+
+
+def test_doctests():
+    import doctest
+    import lib.em
+    result = doctest.testmod(lib.em, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
