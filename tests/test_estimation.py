@@ -270,3 +270,10 @@ def test_widget_callback_returns_a_figure_for_edge_settings():
     for args in [(2, 2, 3, 1), (0.5, 0.5, 0, 0), (20, 20, 60, 0), (1, 1, 0, 0)]:
         fig = plot_beta_update(*args)
         assert fig.axes and fig.axes[0].lines
+
+
+def test_parameter_count_table_rows():
+    from lib.estimation import parameter_count_table
+    lines = parameter_count_table(30).splitlines()
+    assert len(lines) == 2 + 30
+    assert lines[-1] == "| 30 | 1,073,741,824 | 2,147,483,647 | 61 |"
