@@ -10,9 +10,11 @@ The function returns the box of controls *without* displaying it: show it as the
 value of the next cell (tag ``remove-input``), because a cell that carries figure
 metadata (caption, label, alt text) must have exactly one display output.
 """
-import matplotlib.pyplot as plt
-from IPython.display import display
+import io
+
 import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from IPython.display import Image, display
 
 
 def interactive_figure(plot, controls, **fixed):
@@ -52,7 +54,7 @@ def interactive_figure(plot, controls, **fixed):
     def draw():
         fig = plot(**{name: c.value for name, c in controls.items()}, **fixed)
         plt.close(fig)  # keep pyplot from showing the figure a second time
-        return fig
+        return Image(data=figure_png(fig), format="png")
 
     handle = display(draw(), display_id=True)
 
@@ -62,3 +64,10 @@ def interactive_figure(plot, controls, **fixed):
     for control in controls.values():
         control.observe(redraw, names="value")
     return widgets.VBox(list(controls.values()))
+
+
+def figure_png(fig):
+    """The PNG bytes of a matplotlib figure, as the notebook's inline backend draws it."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    return buffer.getvalue()
