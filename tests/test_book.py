@@ -76,3 +76,15 @@ def test_the_same_book_builds_when_the_cell_passes(tmp_path):
     result = build(mini_book(tmp_path, "assert 0.8 == 0.8"))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert (tmp_path / "_build" / "html" / "chapters" / "99_test.html").exists()
+
+
+def test_chapters_define_the_book_macros_for_jupyterlab():
+    """The book's MathJax macros (_config.yml) are also defined in each chapter's hidden
+    first markdown cell, so that JupyterLab, Binder and Colab render the maths."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+    for page in sorted((ROOT / "chapters").glob("*.md")):
+        head = page.read_text().split("(ch-", 1)[0]
+        assert '+++ {"tags": ["remove-cell"]}' in head, page.name
+        for name in macros:
+            assert f"\\newcommand{{\\{name}}}" in head, f"{page.name} does not define \\{name}"
