@@ -1,0 +1,343 @@
+"""Loaders for the data sets of the course.
+
+The 20 Newsgroups corpus (Chapter 5, "Learning to classify text") is too big to ship
+with the course. :func:`load_20newsgroups` finds the standard ``20news-bydate`` archive
+in this order:
+
+1. ``data_home`` when it is given (the archive is downloaded there if it is missing);
+2. the folder named by the environment variable ``BAYES_COURSE_DATA`` (the Makefile
+   sets it to ``../shared/data`` seen from the project root);
+3. ``../shared/data`` beside the project folder (a checkout next to the shared data);
+4. the cache folder (``$BAYES_COURSE_CACHE``, default ``~/.cache/bayes-course``),
+   where the official archive is downloaded once when it is not there yet.
+
+Reading the archive takes about a second; the parsed posts are then kept in the cache
+folder as a compressed pickle keyed on the archive's size and modification time, so
+later loads take a fraction of that. The posts are checked (number of posts per group
+and subset), not the archive's bytes, so a re-packed copy of the archive is accepted.
+"""
+import gzip
+import os
+import pickle
+import tarfile
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+NEWSGROUPS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
+NEWSGROUPS_ARCHIVE = "20news-bydate.tar.gz"
+
+# Number of posts per group in the canonical 20news-bydate split: (train, test).
+NEWSGROUPS_COUNTS = {
+    "alt.atheism": (480, 319),
+    "comp.graphics": (584, 389),
+    "comp.os.ms-windows.misc": (591, 394),
+    "comp.sys.ibm.pc.hardware": (590, 392),
+    "comp.sys.mac.hardware": (578, 385),
+    "comp.windows.x": (593, 395),
+    "misc.forsale": (585, 390),
+    "rec.autos": (594, 396),
+    "rec.motorcycles": (598, 398),
+    "rec.sport.baseball": (597, 397),
+    "rec.sport.hockey": (600, 399),
+    "sci.crypt": (595, 396),
+    "sci.electronics": (591, 393),
+    "sci.med": (594, 396),
+    "sci.space": (593, 394),
+    "soc.religion.christian": (599, 398),
+    "talk.politics.guns": (546, 364),
+    "talk.politics.mideast": (564, 376),
+    "talk.politics.misc": (465, 310),
+    "talk.religion.misc": (377, 251),
+}
+
+_SUBSETS = ("train", "test", "all")
+_CACHE_FORMAT = 1  # bump when the parsed-corpus layout changes
+
+
+@dataclass
+class TextCorpus:
+    """A labelled collection of documents.
+
+    Attributes
+    ----------
+    data : list of str
+        The documents (whole Usenet posts, headers included).
+    target : numpy.ndarray of int
+        ``target[i]`` is the index in ``target_names`` of document ``i``'s class.
+    target_names : list of str
+        The class names, sorted alphabetically.
+    filenames : list of str
+        Where each document lives inside the archive (``split/group/id``).
+
+    Used in: Chapter 5, section "The 20 Newsgroups corpus".
+    """
+
+    data: list
+    target: np.ndarray
+    target_names: list
+    filenames: list
+
+    def __len__(self):
+        return len(self.data)
+
+    def counts(self):
+        """Number of documents per class, as a ``{name: count}`` dict."""
+        per_class = np.bincount(self.target, minlength=len(self.target_names))
+        return dict(zip(self.target_names, per_class.tolist()))
+
+
+def cache_dir():
+    """The folder for downloads and parsed corpora.
+
+    ``$BAYES_COURSE_CACHE`` when it is set, otherwise ``~/.cache/bayes-course``.
+    Used in: Chapter 5 (through :func:`load_20newsgroups`).
+    """
+    env = os.environ.get("BAYES_COURSE_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "bayes-course"
+
+
+def find_newsgroups_archive(data_home=None):
+    """Path of a local ``20news-bydate.tar.gz``, or ``None`` when there is none.
+
+    Looks in ``data_home`` only when it is given; otherwise in ``$BAYES_COURSE_DATA``,
+    then in ``../shared/data`` beside the project folder, then in :func:`cache_dir`.
+    Used in: Chapter 5 (through :func:`load_20newsgroups`).
+    """
+    if data_home is not None:
+        folders = [Path(data_home).expanduser()]
+    else:
+        folders = []
+        if os.environ.get("BAYES_COURSE_DATA"):
+            folders.append(Path(os.environ["BAYES_COURSE_DATA"]).expanduser())
+        folders.append(Path(__file__).resolve().parents[1].parent / "shared" / "data")
+        folders.append(cache_dir())
+    for folder in folders:
+        if (folder / NEWSGROUPS_ARCHIVE).is_file():
+            return folder / NEWSGROUPS_ARCHIVE
+    return None
+
+
+def download_file(url, dest, timeout=60):
+    """Download ``url`` to the file ``dest`` (atomically: no partial file is left).
+
+    Used in: Chapter 5 (through :func:`load_20newsgroups`).
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name, suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
+            while chunk := response.read(1 << 20):
+                out.write(chunk)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return dest
+
+
+def read_newsgroups_archive(path):
+    """Parse a 20news-bydate archive into ``{"train": [...], "test": [...]}``.
+
+    Each list holds ``(group, post_id, text)`` triples sorted by group and then by
+    post number. Posts are decoded as Latin-1, which never fails and is right for
+    the few posts that are not plain ASCII.
+    Used in: Chapter 5 (through :func:`load_20newsgroups`).
+    """
+    posts = {"train": [], "test": []}
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            for member in archive:
+                if not member.isfile():
+                    continue
+                parts = member.name.strip("./").split("/")
+                if len(parts) != 3 or not parts[0].startswith("20news-bydate-"):
+                    continue
+                split = parts[0].removeprefix("20news-bydate-")
+                if split not in posts:
+                    continue
+                text = archive.extractfile(member).read().decode("latin-1")
+                posts[split].append((parts[1], parts[2], text))
+    except (tarfile.TarError, EOFError, OSError) as err:
+        raise ValueError(f"{path} is not a readable 20news-bydate archive: {err}") from err
+    for split in posts:
+        posts[split].sort(key=lambda p: (p[0], int(p[1]) if p[1].isdigit() else p[1]))
+    return posts
+
+
+def check_newsgroups_counts(posts, expected=NEWSGROUPS_COUNTS):
+    """Raise ``ValueError`` unless the posts per group and split equal ``expected``.
+
+    ``expected`` maps group names to ``(n_train, n_test)``.
+    Used in: Chapter 5 (through :func:`load_20newsgroups`).
+    """
+    for i, split in enumerate(("train", "test")):
+        found = {}
+        for group, _, _ in posts[split]:
+            found[group] = found.get(group, 0) + 1
+        want = {group: counts[i] for group, counts in expected.items()}
+        if found != want:
+            wrong = sorted(set(found) | set(want))
+            wrong = [g for g in wrong if found.get(g, 0) != want.get(g, 0)]
+            details = ", ".join(f"{g}: {found.get(g, 0)} instead of {want.get(g, 0)}" for g in wrong[:5])
+            raise ValueError(f"the {split} posts of the archive do not match the 20news-bydate corpus ({details})")
+
+
+def _parsed_cache_path(archive):
+    stat = Path(archive).stat()
+    return cache_dir() / f"20news-bydate-{stat.st_size}-{stat.st_mtime_ns}.v{_CACHE_FORMAT}.pickle.gz"
+
+
+_PARSED = {}  # parsed posts already read in this process, by archive path, size and time
+
+
+def _read_parsed(archive, use_cache):
+    stat = Path(archive).stat()
+    key = (str(Path(archive).resolve()), stat.st_size, stat.st_mtime_ns)
+    if use_cache and key in _PARSED:
+        return _PARSED[key]
+    posts = _read_parsed_file(archive, use_cache)
+    if use_cache:
+        _PARSED.clear()
+        _PARSED[key] = posts
+    return posts
+
+
+def _read_parsed_file(archive, use_cache):
+    cached = _parsed_cache_path(archive) if use_cache else None
+    if cached is not None and cached.is_file():
+        try:
+            with gzip.open(cached, "rb") as f:
+                return pickle.load(f)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            pass  # a damaged cache file: parse the archive again
+    posts = read_newsgroups_archive(archive)
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=cached.name, suffix=".part")
+            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) as f:
+                pickle.dump(posts, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cached)
+        except OSError:
+            pass  # a read-only cache folder only costs speed
+    return posts
+
+
+def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, download=True,
+                      use_cache=True, expected_counts=NEWSGROUPS_COUNTS):
+    """Load the 20 Newsgroups corpus (20news-bydate split) as a :class:`TextCorpus`.
+
+    Parameters
+    ----------
+    subset : {"train", "test", "all"}
+        The 11,314 training posts, the 7,532 test posts (written later in time), or all
+        18,846 posts (training posts first).
+    data_home : path, optional
+        Folder holding (or receiving) ``20news-bydate.tar.gz``. By default the archive
+        is looked for as described in the module docstring.
+    url : str
+        Where to download the archive from when there is no local copy.
+    download : bool
+        Whether a missing archive may be downloaded.
+    use_cache : bool
+        Keep (and reuse) the parsed posts in :func:`cache_dir`.
+    expected_counts : dict or None
+        ``{group: (n_train, n_test)}`` that the posts must match; ``None`` skips the check.
+
+    Used in: Chapter 5, section "The 20 Newsgroups corpus".
+
+    Examples
+    --------
+    >>> train = load_20newsgroups("train")  # doctest: +SKIP
+    >>> len(train), train.target_names[0]  # doctest: +SKIP
+    (11314, 'alt.atheism')
+    """
+    if subset not in _SUBSETS:
+        raise ValueError(f"subset must be one of {_SUBSETS}, got {subset!r}")
+    archive = find_newsgroups_archive(data_home)
+    if archive is None:
+        folder = Path(data_home).expanduser() if data_home is not None else cache_dir()
+        if not download:
+            raise ValueError(f"no {NEWSGROUPS_ARCHIVE} in {folder} and download=False")
+        archive = download_file(url, folder / NEWSGROUPS_ARCHIVE)
+        try:
+            posts = _read_parsed(archive, use_cache)
+            if expected_counts is not None:
+                check_newsgroups_counts(posts, expected_counts)
+        except ValueError:
+            archive.unlink(missing_ok=True)  # do not keep a bad download
+            raise
+    else:
+        posts = _read_parsed(archive, use_cache)
+        if expected_counts is not None:
+            check_newsgroups_counts(posts, expected_counts)
+
+    splits = ("train", "test") if subset == "all" else (subset,)
+    chosen = [(split, post) for split in splits for post in posts[split]]
+    names = sorted({group for split in posts.values() for group, _, _ in split})
+    index = {name: i for i, name in enumerate(names)}
+    return TextCorpus(
+        data=[text for _, (_, _, text) in chosen],
+        target=np.array([index[group] for _, (group, _, _) in chosen], dtype=np.int64),
+        target_names=names,
+        filenames=[f"20news-bydate-{split}/{group}/{post_id}" for split, (group, post_id, _) in chosen],
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# Small data sets shipped in data/ (Chapter 4, "Naive Bayes and Bayes classifiers").
+# Provenance of both: data/README.md.
+def _read_small_csv(name):
+    import csv
+
+    path = Path(__file__).resolve().parents[1] / "data" / name
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def load_playtennis(variant="seed"):
+    """The 14-day PlayTennis (weather) data: ``X`` (14, 4) strings, ``y``, attribute names.
+
+    ``variant="classic"`` is the data of Quinlan (1986) and Mitchell (1997, table 3.2);
+    ``variant="seed"`` differs in one row (day 12 has temperature ``cool`` instead of
+    ``mild``) and reproduces the probability table of the source notes. Attributes:
+    outlook, temp, humidity, windy; class ``play`` is ``good`` or ``bad``.
+    Used in: Chapter 4, section "A worked example".
+
+    Examples
+    --------
+    >>> X, y, names = load_playtennis()
+    >>> X.shape, names
+    ((14, 4), ['outlook', 'temp', 'humidity', 'windy'])
+    """
+    files = {"seed": "playtennis_seed.csv", "classic": "playtennis_classic.csv"}
+    if variant not in files:
+        raise ValueError(f"variant must be 'seed' or 'classic', got {variant!r}")
+    header, rows = _read_small_csv(files[variant])
+    table = np.array(rows, dtype=object)
+    return table[:, 1:5], table[:, 5].astype(str), header[1:5]
+
+
+def load_iris_uci(columns=("petal_length", "petal_width")):
+    """Fisher's iris data as in the UCI repository (150 rows): ``X``, ``y``, column names.
+
+    The UCI copy differs from Fisher's paper (and from scikit-learn's ``load_iris``)
+    in rows 35 and 38 (1-based); see data/README.md. ``columns`` selects measurements
+    (default petal length and width, the "Iris2" data); ``y`` holds the species names
+    ``Iris-setosa``, ``Iris-versicolor``, ``Iris-virginica``.
+    Used in: Chapter 4, section "Gaussian classes: Iris2".
+    """
+    header, rows = _read_small_csv("iris_uci.csv")
+    columns = list(columns)
+    unknown = [c for c in columns if c not in header[:4]]
+    if unknown or not columns:
+        raise ValueError(f"unknown iris columns {unknown}; choose from {header[:4]}")
+    table = np.array(rows, dtype=object)
+    X = table[:, [header.index(c) for c in columns]].astype(float)
+    return X, table[:, 4].astype(str), columns
