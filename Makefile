@@ -41,6 +41,7 @@ prepare: $(STAMP)
 	  echo "lib/ or data/ changed: execution cache cleared"; fi
 	@rm -rf _generated/exercises
 	$(BIN)/python -m lib.grading release exercises --out _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
+	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
 
 book: prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
@@ -48,10 +49,8 @@ book: prepare
 # Plain .ipynb copies of the chapters and the released student exercise notebooks
 # (for nbval and the launch buttons).
 notebooks: $(STAMP)
-	@mkdir -p $(BUILD)/notebooks/chapters
-	@for f in chapters/*.md; do \
-	  $(BIN)/jupytext --quiet --to ipynb --output $(BUILD)/notebooks/chapters/$$(basename $${f%.md}).ipynb $$f || exit 1; \
-	done
+	@rm -rf $(BUILD)/notebooks
+	$(BIN)/python tools/export_notebooks.py $(BUILD)/notebooks/chapters
 	$(BIN)/python -m lib.grading release exercises --out $(BUILD)/notebooks/exercises
 
 unit: $(STAMP)
