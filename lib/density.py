@@ -1,0 +1,359 @@
+"""Nonparametric density estimation: k-nearest-neighbour and Gaussian kernel density
+estimates, and choosing k or the kernel width by cross-validation (Chapter 9,
+"Nonparametric density estimation").
+
+Both estimators keep the whole training sample as the "model". Distances between all
+query and training points are computed as one matrix product per chunk of queries
+(``|q - x|^2 = |q|^2 + |x|^2 - 2 q.x``), so 10,000 queries against 2,000 training points
+take a fraction of a second; chunks bound the memory to about ``CHUNK_CELLS`` numbers.
+"""
+import numpy as np
+from scipy.special import gammaln
+
+from lib.plotting import new_figure
+
+CHUNK_CELLS = 1_000_000   # distances held in memory at once (8 MB)
+
+# The three-component mixture of Figures 20.7 and 20.11 of the source: weights
+# 0.2, 0.3, 0.5 from left to right (the source gives only the weights; the means and
+# covariances below are this course's choice, on the unit square).
+MIXTURE_WEIGHTS = np.array([0.2, 0.3, 0.5])
+MIXTURE_MEANS = np.array([[0.22, 0.62], [0.50, 0.32], [0.76, 0.62]])
+MIXTURE_COVARIANCES = np.array([
+    [[0.0120, 0.0040], [0.0040, 0.0150]],
+    [[0.0160, -0.0030], [-0.0030, 0.0060]],
+    [[0.0035, 0.0010], [0.0010, 0.0040]],
+])
+
+
+# ---------------------------------------------------------------------- validation
+def _points(x, name, d=None):
+    """``x`` as a finite float array of shape ``(n, d)`` (1-D input means ``d = 1``)."""
+    try:
+        a = np.array(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers") from None
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise ValueError(f"{name} must have shape (n_points, n_dims), got {a.shape}")
+    if a.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if d is not None and a.shape[1] != d:
+        raise ValueError(f"{name} has {a.shape[1]} dimensions but the data have {d}")
+    return a
+
+
+def _check_k(k, n):
+    if isinstance(k, bool) or int(k) != k:
+        raise ValueError(f"k must be a whole number, got {k!r}")
+    if not 1 <= k <= n:
+        raise ValueError(f"k must lie between 1 and the number of data points ({n}), got {k}")
+    return int(k)
+
+
+def _check_width(width):
+    try:
+        width = float(width)
+    except (TypeError, ValueError):
+        raise ValueError(f"the kernel width must be a number, got {width!r}") from None
+    if not (np.isfinite(width) and width > 0):
+        raise ValueError(f"the kernel width must be positive and finite, got {width}")
+    return width
+
+
+def _squared_distances(query, data):
+    """Chunks ``(rows, d2)``: squared distances from ``query[rows]`` to every data point."""
+    centre = data.mean(axis=0)               # centring keeps the expansion accurate
+    q, x = query - centre, data - centre
+    xx = np.einsum("ij,ij->i", x, x)
+    step = max(1, CHUNK_CELLS // len(x))
+    for a in range(0, len(q), step):
+        qc = q[a:a + step]
+        d2 = qc @ (-2.0 * x.T)
+        d2 += xx
+        d2 += np.einsum("ij,ij->i", qc, qc)[:, None]
+        np.maximum(d2, 0.0, out=d2)          # rounding can make tiny distances negative
+        yield slice(a, a + step), d2
+
+
+def log_ball_volume(d):
+    """Log of the volume of the unit ball in ``d`` dimensions, ``pi^(d/2) / Gamma(d/2 + 1)``."""
+    return 0.5 * d * np.log(np.pi) - gammaln(0.5 * d + 1)
+
+
+# ---------------------------------------------------------------------- estimators
+def knn_density(query, data, k, log=False):
+    """k-nearest-neighbour density estimate at each query point.
+
+    ``P(x) = k / (N V_d r_k(x)^d)``: the fraction ``k / N`` of the sample that lies in
+    the smallest ball around ``x`` holding ``k`` sample points, divided by that ball's
+    volume (``r_k`` is the distance to the k-th nearest sample point, ``V_d`` the
+    volume of the unit ball). The estimate is *not* a normalised density: far from
+    the data it falls off only like ``1 / |x|^d``, so its integral over all of space
+    diverges. Over the region holding the data it integrates to about 1 when ``k`` is
+    large and ``k / N`` small.
+
+    Parameters
+    ----------
+    query : array (m, d) or (m,)
+    data : array (N, d) or (N,)
+    k : int, 1 <= k <= N
+    log : bool
+        Return the log density instead (``inf`` where ``r_k = 0``).
+
+    Used in: Chapter 9, section "k nearest neighbours".
+
+    Examples
+    --------
+    >>> float(knn_density([0.5], [0.0, 1.0], k=1)[0])  # 1 / (2 * 1 * (2 * 0.5))
+    0.5
+    """
+    data = _points(data, "data")
+    query = _points(query, "query", data.shape[1])
+    k = _check_k(k, len(data))
+    log_p = _knn_log_density(query, data, [k])[:, 0]
+    return log_p if log else np.exp(log_p)
+
+
+def _knn_log_density(query, data, ks):
+    """Log kNN density for several ``k`` at once: shape ``(len(query), len(ks))``."""
+    n, d = data.shape
+    ks = np.asarray(ks)
+    r2 = np.empty((len(query), len(ks)))
+    for rows, d2 in _squared_distances(query, data):
+        r2[rows] = np.partition(d2, ks - 1, axis=1)[:, ks - 1]
+    with np.errstate(divide="ignore"):
+        return np.log(ks / n) - log_ball_volume(d) - 0.5 * d * np.log(r2)
+
+
+def kernel_density(query, data, width, log=False):
+    """Gaussian kernel density estimate: the average of one spherical Gaussian bump of
+    standard deviation ``width`` centred on each data point.
+
+    ``P(x) = (1/N) sum_j (2 pi w^2)^(-d/2) exp(-|x - x_j|^2 / (2 w^2))``, evaluated in
+    log space with the log-sum-exp trick (``log=True`` returns ``log P(x)``, which stays
+    finite far from the data where ``P(x)`` itself underflows to 0).
+
+    Used in: Chapter 9, section "Kernel density estimation".
+
+    Examples
+    --------
+    >>> round(float(kernel_density([0.0], [0.0], width=1.0)[0]), 4)  # 1 / sqrt(2 pi)
+    0.3989
+    """
+    data = _points(data, "data")
+    query = _points(query, "query", data.shape[1])
+    width = _check_width(width)
+    n, d = data.shape
+    g = -0.5 / width**2
+    centre = data.mean(axis=0)                   # centring keeps the expansion accurate
+    q, x = query - centre, data - centre
+    # log kernel = g |q - x|^2 = g |q|^2 + (g |x|^2 - 2 g q.x); the |q|^2 part is added last
+    gxx = g * np.einsum("ij,ij->i", x, x)
+    x_scaled = (-2.0 * g) * x.T
+    out = g * np.einsum("ij,ij->i", q, q)
+    step = max(1, CHUNK_CELLS // n)
+    for a in range(0, len(q), step):
+        e = q[a:a + step] @ x_scaled
+        e += gxx
+        top = e.max(axis=1)                      # log-sum-exp, one row per query
+        e -= top[:, None]
+        np.exp(e, out=e)
+        out[a:a + step] += np.log(e.sum(axis=1)) + top
+    log_p = out - np.log(n) - 0.5 * d * np.log(2 * np.pi * width**2)
+    return log_p if log else np.exp(log_p)
+
+
+def cross_validate(data, method, values, n_folds=5, rng=0):
+    """Mean held-out log-likelihood per data point of each candidate ``k`` or width.
+
+    The sample is split at random into ``n_folds`` folds; each fold in turn is held
+    out, the estimate is built from the others and the log density of the held-out
+    points is averaged.
+
+    The kNN estimate is not normalised, and unnormalised it would always win with
+    ``k = 1`` (its spikes at the data points are tall, and nothing charges it for
+    their infinite total mass). So for ``method="knn"`` (1-D or 2-D data only) each
+    estimate is first divided by its integral over the data's bounding box widened by
+    a quarter of its size on each side; the kernel estimate integrates to 1 already.
+
+    Parameters
+    ----------
+    data : array (N, d)
+    method : {"knn", "kernel"}
+    values : sequence of candidate k (for "knn") or widths (for "kernel")
+    n_folds : int, 2 <= n_folds <= N
+    rng : seed or numpy Generator (for the split)
+
+    Returns
+    -------
+    best, scores : the value with the highest score, and an array of the scores.
+
+    Used in: Chapter 9, section "Choosing k and w by cross-validation".
+    """
+    data = _points(data, "data")
+    if method not in ("knn", "kernel"):
+        raise ValueError(f"method must be 'knn' or 'kernel', got {method!r}")
+    values = list(values)
+    if not values:
+        raise ValueError("values is empty: give at least one candidate")
+    if isinstance(n_folds, bool) or int(n_folds) != n_folds or not 2 <= n_folds <= len(data):
+        raise ValueError(f"n_folds must be a whole number from 2 to {len(data)}, got {n_folds!r}")
+    if method == "knn" and data.shape[1] > 2:
+        raise ValueError("cross-validating k needs 1-D or 2-D data (the estimate is normalised on a grid)")
+    lo, hi = data.min(axis=0), data.max(axis=0)
+    lo, hi = lo - 0.25 * (hi - lo) - 1e-9, hi + 0.25 * (hi - lo) + 1e-9
+    folds = np.array_split(np.random.default_rng(rng).permutation(len(data)), int(n_folds))
+    scores = np.zeros(len(values))
+    for held in folds:
+        train = np.delete(data, held, axis=0)
+        if method == "knn":
+            ks = [_check_k(k, len(train)) for k in values]
+            cells = 100 if data.shape[1] == 2 else 2000
+            axes = [a + (b - a) * (np.arange(cells) + 0.5) / cells for a, b in zip(lo, hi)]
+            grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(lo))
+            cell = np.prod((hi - lo) / cells)
+            log_z = np.log(np.exp(_knn_log_density(grid, train, ks)).sum(axis=0) * cell)
+            scores += (_knn_log_density(data[held], train, ks) - log_z).sum(axis=0)
+        else:
+            for i, w in enumerate(values):
+                scores[i] += kernel_density(data[held], train, w, log=True).sum()
+    scores /= len(data)
+    return values[int(np.argmax(scores))], scores
+
+
+# ---------------------------------------------------------------------- the mixture
+def mixture_density(points, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
+                    covariances=MIXTURE_COVARIANCES):
+    """Density of a mixture of 2-D (or d-D) Gaussians at each point.
+
+    Used in: Chapter 9, section "A sample from a mixture".
+    """
+    x = _points(points, "points", np.shape(means)[1])
+    total = np.zeros(len(x))
+    for w, m, c in zip(weights, np.asarray(means, float), np.asarray(covariances, float)):
+        diff = x - m
+        sol = np.linalg.solve(c, diff.T).T
+        norm = np.sqrt(np.linalg.det(2 * np.pi * c))
+        total += w * np.exp(-0.5 * np.einsum("ij,ij->i", diff, sol)) / norm
+    return total
+
+
+def sample_mixture(n, rng, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
+                   covariances=MIXTURE_COVARIANCES):
+    """``n`` points drawn from the Gaussian mixture, and which component drew each.
+
+    Used in: Chapter 9, section "A sample from a mixture" (the 128-point sample).
+    """
+    rng = np.random.default_rng(rng)
+    z = rng.choice(len(weights), size=n, p=weights)
+    chol = np.linalg.cholesky(np.asarray(covariances, float))
+    eps = rng.standard_normal((n, np.shape(means)[1]))
+    return np.asarray(means, float)[z] + np.einsum("nij,nj->ni", chol[z], eps), z
+
+
+# ---------------------------------------------------------------------- plotting
+def _grid(n=80, lo=0.0, hi=1.0):
+    g = np.linspace(lo, hi, n)
+    xx, yy = np.meshgrid(g, g)
+    return g, np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def _show_density(ax, values, n, title, vmax=None):
+    ax.imshow(values.reshape(n, n), origin="lower", extent=(0, 1, 0, 1), cmap="viridis",
+              vmin=0, vmax=vmax, interpolation="nearest", aspect="equal")
+    ax.set_title(title, fontsize=10)
+    ax.set_xticks([0, 0.5, 1])
+    ax.set_yticks([0, 0.5, 1])
+
+
+def plot_sample(data, queries=((0.45, 0.55), (0.78, 0.60)), k=10):
+    """Figure 20.7 of the source, in two panels: the true mixture density, and the
+    sample with two query points and their k-nearest-neighbourhoods (circles).
+
+    Used in: Chapter 9, section "A sample from a mixture".
+    """
+    data = _points(data, "data", 2)
+    fig = new_figure((8.4, 3.8))
+    ax1 = fig.add_subplot(1, 2, 1, projection="3d")
+    g = np.linspace(0, 1, 60)
+    xx, yy = np.meshgrid(g, g)
+    zz = mixture_density(np.column_stack([xx.ravel(), yy.ravel()])).reshape(xx.shape)
+    ax1.plot_surface(xx, yy, zz, cmap="viridis", linewidth=0, rstride=2, cstride=2)
+    ax1.set_title("(a) the mixture density", fontsize=10)
+    ax1.set_xlabel("$x_1$")
+    ax1.set_ylabel("$x_2$")
+    ax2 = fig.add_subplot(1, 2, 2)
+    ax2.scatter(data[:, 0], data[:, 1], s=10, color="k")
+    for q in np.asarray(queries, float):
+        r = np.sqrt(np.sort(((data - q) ** 2).sum(axis=1))[k - 1])
+        ax2.plot(*q, marker="s", color="C3", markersize=6)
+        t = np.linspace(0, 2 * np.pi, 200)
+        ax2.plot(q[0] + r * np.cos(t), q[1] + r * np.sin(t), color="C3")
+    ax2.set_xlim(0, 1)
+    ax2.set_ylim(0, 1)
+    ax2.set_aspect("equal")
+    ax2.set_title(f"(b) {len(data)} points; {k}-nearest-neighbourhoods", fontsize=10)
+    return fig
+
+
+def plot_estimates(data, method, values, n_grid=80):
+    """One panel per value: the kNN (``method="knn"``, values of k) or Gaussian kernel
+    (``method="kernel"``, widths w) density estimate on the unit square, with the
+    sample on top. Figures 20.8 and 20.9 of the source.
+
+    Used in: Chapter 9, sections "k nearest neighbours" and "Kernel density estimation".
+    """
+    data = _points(data, "data", 2)
+    _, grid = _grid(n_grid)
+    fig = new_figure((3.0 * len(values), 3.1))
+    axes = fig.subplots(1, len(values), squeeze=False)[0]
+    for ax, v in zip(axes, values):
+        if method == "knn":
+            p, title = knn_density(grid, data, v), f"k = {v}"
+        else:
+            p, title = kernel_density(grid, data, v), f"w = {v}"
+        _show_density(ax, p, n_grid, title, vmax=np.percentile(p, 99.5))
+        ax.scatter(data[:, 0], data[:, 1], s=3, color="w", alpha=0.7)
+    return fig
+
+
+def plot_cross_validation(k_values, k_scores, widths, w_scores):
+    """Held-out log-likelihood per point against k (left) and against w (right).
+
+    Used in: Chapter 9, section "Choosing k and w by cross-validation".
+    """
+    fig = new_figure((8.0, 3.0))
+    ax1, ax2 = fig.subplots(1, 2)
+    for ax, x, y, label in [(ax1, k_values, k_scores, "k (neighbours)"),
+                            (ax2, widths, w_scores, "w (kernel width)")]:
+        ax.plot(x, y, marker="o", markersize=3)
+        best = int(np.argmax(y))
+        ax.plot(x[best], y[best], marker="*", color="C3", markersize=12)
+        ax.set_xscale("log")
+        ax.set_xlabel(label)
+    ax1.set_ylabel("held-out log-likelihood per point")
+    return fig
+
+
+def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60):
+    """The interactive figure of Chapter 9: the true density, the kNN estimate for
+    ``k`` and the kernel estimate for ``width``, side by side (fast: under 100 ms).
+
+    Used in: Chapter 9, section "Try it: k and w".
+    """
+    data = _points(data, "data", 2)
+    _, grid = _grid(n_grid)
+    truth = mixture_density(grid)
+    vmax = truth.max() * 1.3
+    fig = new_figure((9.0, 3.1))
+    axes = fig.subplots(1, 3)
+    _show_density(axes[0], truth, n_grid, "true density", vmax)
+    _show_density(axes[1], knn_density(grid, data, k), n_grid, f"kNN, k = {k}", vmax)
+    _show_density(axes[2], kernel_density(grid, data, width), n_grid, f"kernel, w = {width:.3f}", vmax)
+    for ax in axes[1:]:
+        ax.scatter(data[:, 0], data[:, 1], s=3, color="w", alpha=0.7)
+    return fig

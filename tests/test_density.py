@@ -1,0 +1,126 @@
+"""Tests of lib.density: scikit-learn's KernelDensity as an oracle, normalisation,
+cross-validation and bad input."""
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from lib import density
+from lib.density import cross_validate, kernel_density, knn_density
+
+sklearn_neighbors = pytest.importorskip("sklearn.neighbors")
+
+
+@pytest.mark.parametrize("d, width", [(1, 0.3), (2, 0.02), (2, 0.07), (2, 0.2), (3, 0.5)])
+def test_kernel_density_equals_sklearn(d, width):
+    rng = np.random.default_rng(d)
+    data, query = rng.random((300, d)), rng.random((500, d)) * 1.4 - 0.2
+    ref = sklearn_neighbors.KernelDensity(kernel="gaussian", bandwidth=width).fit(data)
+    ours, theirs = kernel_density(query, data, width, log=True), ref.score_samples(query)
+    # scikit-learn's tree sums in linear space and loses accuracy where the density is
+    # tiny, so compare with it where it is not, and with a brute-force sum everywhere
+    some = theirs > -20
+    assert some.sum() >= 100
+    np.testing.assert_allclose(ours[some], theirs[some], rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(kernel_density(query, data, width)[some], np.exp(theirs[some]), rtol=1e-9)
+    d2 = ((query[:, None, :] - data[None, :, :]) ** 2).sum(axis=2)
+    brute = logsumexp(-d2 / (2 * width**2), axis=1) - np.log(300) - d / 2 * np.log(2 * np.pi * width**2)
+    np.testing.assert_allclose(ours, brute, rtol=1e-12, atol=1e-10)
+
+
+def test_kernel_density_chunks_far_points_and_offsets(monkeypatch):
+    rng = np.random.default_rng(0)
+    data = rng.random((50, 2)) + 1e4             # far from the origin: centring matters
+    query = np.vstack([data[:3] + 0.01, [[1e4 + 50, 1e4]]])   # the last is far away
+    ref = sklearn_neighbors.KernelDensity(bandwidth=0.05).fit(data)
+    monkeypatch.setattr(density, "CHUNK_CELLS", 60)   # one query per chunk
+    log_p = kernel_density(query, data, 0.05, log=True)
+    np.testing.assert_allclose(log_p, ref.score_samples(query), rtol=1e-8)
+    assert np.isfinite(log_p[-1]) and log_p[-1] < -1e5     # the density itself underflows
+    assert kernel_density(query, data, 0.05)[-1] == 0.0
+
+
+def test_kernel_density_integrates_to_one():
+    rng = np.random.default_rng(1)
+    data = rng.standard_normal(200)
+    grid = np.linspace(-8, 8, 4001)
+    assert np.trapezoid(kernel_density(grid, data, 0.3), grid) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_knn_density_by_hand():
+    data = np.array([0.0, 1.0, 3.0])
+    # at 0.5 the 2nd nearest point (3.0 is farther) is at distance 0.5: 2 / (3 * 2 * 0.5)
+    assert knn_density([0.5], data, 2)[0] == pytest.approx(2 / 3)
+    # in 2-D the ball is a disc: k / (N pi r^2)
+    data2 = np.array([[0.0, 0.0], [3.0, 4.0]])
+    assert knn_density([[0.0, 0.0]], data2, 2)[0] == pytest.approx(2 / (2 * np.pi * 25))
+    assert knn_density([[0.0, 0.0]], data2, 1)[0] == np.inf       # zero radius
+    assert knn_density([[0.0, 0.0]], data2, 2, log=True)[0] == pytest.approx(np.log(2 / (2 * np.pi * 25)))
+
+
+@pytest.mark.parametrize("dist", ["uniform", "normal"])
+def test_knn_density_integrates_to_about_one_over_the_data(dist):
+    # The kNN estimate is not normalised (its tails fall like 1/|x|, so its integral
+    # over the whole line diverges). Over the region holding the data, with many
+    # points, k large and k/N small, it integrates to nearly 1.
+    rng = np.random.default_rng(2)
+    x = rng.random(5000) if dist == "uniform" else rng.standard_normal(5000)
+    lo, hi = (0.0, 1.0) if dist == "uniform" else (-4.0, 4.0)
+    grid = np.linspace(lo, hi, 8001)
+    assert np.trapezoid(knn_density(grid, x, 50), grid) == pytest.approx(1.0, abs=0.04)
+    # beyond the data the integral keeps growing (like log |x|): not a density
+    few = x[:200]
+    tail = np.geomspace(hi, 1e6, 2001)
+    grid = np.concatenate([-tail[::-1], np.linspace(-hi, hi, 2001), tail])
+    assert np.trapezoid(knn_density(grid, few, 20), grid) > 2.0
+
+
+def test_knn_density_matches_sorted_distances():
+    rng = np.random.default_rng(3)
+    data, query = rng.random((200, 2)), rng.random((30, 2))
+    r = np.sort(np.linalg.norm(query[:, None] - data[None], axis=2), axis=1)[:, 9]
+    np.testing.assert_allclose(knn_density(query, data, 10), 10 / (200 * np.pi * r**2), rtol=1e-9)
+
+
+def test_cross_validation_picks_sensible_values():
+    data, _ = density.sample_mixture(128, 3)
+    k, k_scores = cross_validate(data, "knn", [1, 3, 10, 40, 100], rng=0)
+    w, w_scores = cross_validate(data, "kernel", [0.005, 0.02, 0.07, 0.2, 0.5], rng=0)
+    assert k in (3, 10) and w in (0.02, 0.07)
+    assert k_scores.argmax() not in (0, 4) and w_scores.argmax() not in (0, 4)
+    # a sample from one wide Gaussian wants a wider kernel than one from a narrow one
+    rng = np.random.default_rng(0)
+    narrow, _ = cross_validate(rng.normal(0, 0.1, 300), "kernel", np.geomspace(0.005, 2, 30))
+    wide, _ = cross_validate(rng.normal(0, 1.0, 300), "kernel", np.geomspace(0.005, 2, 30))
+    assert 3 < wide / narrow < 30
+
+
+def test_mixture_density_integrates_to_one_and_sample_proportions():
+    g = np.linspace(-0.5, 1.5, 401)
+    xx, yy = np.meshgrid(g, g)
+    p = density.mixture_density(np.column_stack([xx.ravel(), yy.ravel()]))
+    assert p.sum() * (g[1] - g[0]) ** 2 == pytest.approx(1.0, abs=1e-3)
+    _, z = density.sample_mixture(20_000, 0)
+    np.testing.assert_allclose(np.bincount(z) / 20_000, [0.2, 0.3, 0.5], atol=0.01)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 3), "k must lie between 1"),
+    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 1.5), "whole number"),
+    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0]], 0), "k must lie between 1"),
+    (lambda: knn_density([[0.0]], [[0.0, 1.0]], 1), "query has 1 dimensions but the data have 2"),
+    (lambda: kernel_density([[0.0]], [[0.0]], 0.0), "width must be positive"),
+    (lambda: kernel_density([[0.0]], [[0.0]], -1), "width must be positive"),
+    (lambda: kernel_density([[0.0]], [[0.0]], "wide"), "width must be a number"),
+    (lambda: kernel_density([[0.0]], [[np.nan]], 1.0), "data contains NaN"),
+    (lambda: kernel_density([[0.0]], np.empty((0, 1)), 1.0), "data is empty"),
+    (lambda: kernel_density(np.zeros((2, 2, 2)), [[0.0]], 1.0), "shape (n_points, n_dims)"),
+    (lambda: kernel_density([["a"]], [[0.0]], 1.0), "query must be an array of numbers"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "tree", [1]), "method must be"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", []), "values is empty"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), "n_folds"),
+    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), "1-D or 2-D"),
+])
+def test_bad_input(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert message in str(err.value)

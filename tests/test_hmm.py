@@ -1,0 +1,279 @@
+"""Tests of lib.hmm: textbook numbers, brute-force enumeration, hmmlearn as an oracle,
+fast == plain, long sequences and bad input."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from lib.hmm import HMM
+
+hmmlearn = pytest.importorskip("hmmlearn.hmm")
+
+
+def umbrella():
+    # state 0 = rain, 1 = no rain; symbol 0 = no umbrella, 1 = umbrella
+    return HMM([0.5, 0.5], [[0.7, 0.3], [0.3, 0.7]], [[0.1, 0.9], [0.8, 0.2]])
+
+
+def random_hmm(rng, n, m, concentration=1.0):
+    return HMM(rng.dirichlet(np.full(n, concentration)),
+               rng.dirichlet(np.full(n, concentration), n),
+               rng.dirichlet(np.full(m, concentration), n))
+
+
+def oracle(model, n_iter=1):
+    ref = hmmlearn.CategoricalHMM(n_components=model.n_states, n_features=model.n_symbols,
+                                  init_params="", params="ste", n_iter=n_iter,
+                                  implementation="scaling", tol=-np.inf)
+    ref.startprob_ = model.start.copy()
+    ref.transmat_ = model.transition.copy()
+    ref.emissionprob_ = model.emission.copy()
+    return ref
+
+
+def brute_force(model, obs):
+    """Joint probabilities of all state paths, by enumeration."""
+    paths = list(itertools.product(range(model.n_states), repeat=len(obs)))
+    joint = []
+    for path in paths:
+        p = model.start[path[0]] * model.emission[path[0], obs[0]]
+        for t in range(1, len(obs)):
+            p *= model.transition[path[t - 1], path[t]] * model.emission[path[t], obs[t]]
+        joint.append(p)
+    return np.array(paths), np.array(joint)
+
+
+# ------------------------------------------------------------------ textbook numbers
+def test_umbrella_filtering_and_smoothing():
+    h = umbrella()
+    f = h.filter([1, 1])
+    assert f[0, 0] == pytest.approx(0.818, abs=5e-4)
+    assert f[1, 0] == pytest.approx(0.883, abs=5e-4)
+    assert h.smooth([1, 1])[0, 0] == pytest.approx(0.883, abs=5e-4)
+
+
+def test_umbrella_viterbi():
+    path, log_p = umbrella().viterbi([1, 1, 0, 1, 1])
+    assert path.tolist() == [0, 0, 1, 0, 0]          # rain, rain, no rain, rain, rain
+    # the most likely path's joint probability, worked out by hand
+    p = 0.5 * 0.9 * 0.7 * 0.9 * 0.3 * 0.8 * 0.3 * 0.9 * 0.7 * 0.9
+    assert log_p == pytest.approx(np.log(p))
+
+
+def path_log_p(model, obs, path):
+    return (np.log(model.start[path[0]]) + np.log(model.emission[path, obs]).sum()
+            + np.log(model.transition[path[:-1], path[1:]]).sum())
+
+
+def same_or_tie(model, obs, path, other):
+    """Two Viterbi paths agree, or differ only where two paths tie exactly."""
+    if not np.array_equal(path, other):
+        assert path_log_p(model, obs, path) == pytest.approx(path_log_p(model, obs, other), rel=1e-12)
+        assert np.mean(path == other) > 0.95
+
+
+# ------------------------------------------------------------------ brute force
+@pytest.mark.parametrize("seed", range(4))
+def test_against_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    h = random_hmm(rng, 3, 4)
+    obs = rng.integers(0, 4, size=6)
+    paths, joint = brute_force(h, obs)
+    assert h.log_likelihood(obs) == pytest.approx(np.log(joint.sum()))
+    path, log_p = h.viterbi(obs)
+    assert path.tolist() == paths[joint.argmax()].tolist()
+    assert log_p == pytest.approx(np.log(joint.max()))
+    smoothed = np.array([[joint[paths[:, t] == i].sum() for i in range(3)] for t in range(6)])
+    np.testing.assert_allclose(h.smooth(obs), smoothed / joint.sum(), atol=1e-12)
+    for t in range(6):       # filtering sees only e_1..e_t
+        prefix_paths, prefix_joint = brute_force(h, obs[: t + 1])
+        filtered = [prefix_joint[prefix_paths[:, t] == i].sum() for i in range(3)]
+        np.testing.assert_allclose(h.filter(obs)[t], np.array(filtered) / prefix_joint.sum(), atol=1e-12)
+
+
+# ------------------------------------------------------------------ hmmlearn oracle
+@pytest.mark.parametrize("n, m, T", [(2, 3, 50), (3, 5, 1001), (8, 20, 5000), (2, 3, 1)])
+def test_against_hmmlearn(n, m, T):
+    rng = np.random.default_rng(n * 1000 + T)
+    h = random_hmm(rng, n, m)
+    _, obs = h.sample(T, rng)
+    ref = oracle(h)
+    X = obs[:, None]
+    assert h.log_likelihood(obs) == pytest.approx(ref.score(X), rel=1e-10)
+    ref_log_p, ref_path = ref.decode(X, algorithm="viterbi")
+    path, log_p = h.viterbi(obs)
+    assert log_p == pytest.approx(ref_log_p, rel=1e-10)
+    same_or_tie(h, obs, path, ref_path)
+    np.testing.assert_allclose(h.smooth(obs), ref.predict_proba(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("n, m, lengths", [(2, 3, [400]), (3, 6, [300, 50, 1000]), (8, 20, [3000])])
+def test_baum_welch_update_equals_hmmlearn(n, m, lengths):
+    rng = np.random.default_rng(sum(lengths))
+    truth = random_hmm(rng, n, m)
+    seqs = [truth.sample(T, rng)[1] for T in lengths]
+    h = random_hmm(rng, n, m)
+    for _ in range(3):                     # three single iterations, compared each time
+        ref = oracle(h, n_iter=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref.fit(np.concatenate(seqs)[:, None], lengths=lengths)
+        h.fit(seqs, n_iter=1)
+        np.testing.assert_allclose(h.start, ref.startprob_, atol=1e-10)
+        np.testing.assert_allclose(h.transition, ref.transmat_, atol=1e-10)
+        np.testing.assert_allclose(h.emission, ref.emissionprob_, atol=1e-10)
+
+
+def test_baum_welch_log_likelihood_never_decreases_and_recovers_casino():
+    casino = HMM([0.5, 0.5], [[0.95, 0.05], [0.1, 0.9]], [[1 / 6] * 6, [0.1] * 5 + [0.5]])
+    rng = np.random.default_rng(0)
+    seqs = [casino.sample(n, rng)[1] for n in (8000, 2000)]
+    h = HMM([0.5, 0.5], [[0.8, 0.2], [0.2, 0.8]],
+            [[0.17, 0.17, 0.17, 0.17, 0.16, 0.16], [0.15, 0.15, 0.15, 0.15, 0.15, 0.25]])
+    h.fit(seqs, n_iter=300, tol=1e-4)
+    history = np.array(h.log_likelihoods_)
+    assert np.all(np.diff(history) >= -1e-6 * np.abs(history[1:]))
+    assert h.n_iter_ < 300                  # stopped by the tolerance
+    np.testing.assert_allclose(h.transition, casino.transition, atol=0.05)
+    np.testing.assert_allclose(h.emission, casino.emission, atol=0.05)
+
+
+def test_fit_accepts_one_array_and_keeps_rows_without_counts():
+    h = HMM([1.0, 0.0], [[1.0, 0.0], [0.5, 0.5]], [[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])
+    h.fit(np.array([0, 1, 1, 0]), n_iter=2)
+    # state 1 is never visited: its rows keep their old values
+    np.testing.assert_allclose(h.transition[1], [0.5, 0.5])
+    np.testing.assert_allclose(h.emission[1], [0.2, 0.3, 0.5])
+    np.testing.assert_allclose(h.emission[0], [0.5, 0.5, 0.0])
+
+
+# ------------------------------------------------------------------ fast == plain
+@pytest.mark.parametrize("T", [1, 2, 3, 10, 97, 1000, 4097])
+@pytest.mark.parametrize("n, m", [(2, 3), (4, 7)])
+def test_fast_equals_plain(T, n, m):
+    rng = np.random.default_rng(T + n)
+    h = random_hmm(rng, n, m, concentration=0.5)
+    obs = h.sample(T, rng)[1]
+    alpha, ll = h.forward(obs)
+    alpha_p, ll_p = h.forward_plain(obs)
+    np.testing.assert_allclose(alpha, alpha_p, atol=1e-12)
+    assert ll == pytest.approx(ll_p, rel=1e-11)
+    assert h.log_likelihood(obs) == pytest.approx(ll_p, rel=1e-11)
+    np.testing.assert_allclose(h.backward(obs), h.backward_plain(obs), atol=1e-12)
+    path, log_p = h.viterbi(obs)
+    path_p, log_p_p = h.viterbi_plain(obs)
+    assert log_p == pytest.approx(log_p_p, rel=1e-11)
+    same_or_tie(h, obs, path, path_p)
+
+
+@pytest.mark.parametrize("case", ["identity", "cycle", "zeros", "sticky"])
+def test_fast_equals_plain_on_awkward_models(case):
+    rng = np.random.default_rng(1)
+    if case == "identity":      # never changes state: block scores never "forget" the start
+        h = HMM([0.5, 0.5], [[1, 0], [0, 1]], [[0.999, 0.001], [0.001, 0.999]])
+        obs = rng.integers(0, 2, 3000)
+    elif case == "cycle":       # deterministic
+        h = HMM([1, 0, 0], [[0, 1, 0], [0, 0, 1], [1, 0, 0]], np.eye(3))
+        obs = np.tile([0, 1, 2], 1000)
+    elif case == "zeros":
+        h = HMM([0.3, 0.7], [[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5, 0], [0, 0.5, 0.5]])
+        obs = rng.integers(0, 3, 3001)
+    else:
+        h = HMM([0.5, 0.5], [[0.999, 0.001], [0.002, 0.998]], [[0.5, 0.5], [0.4, 0.6]])
+        obs = h.sample(5000, rng)[1]
+    alpha, ll = h.forward(obs)
+    alpha_p, ll_p = h.forward_plain(obs)
+    assert ll == pytest.approx(ll_p, rel=1e-10)
+    np.testing.assert_allclose(alpha, alpha_p, atol=1e-10)
+    np.testing.assert_allclose(h.backward(obs), h.backward_plain(obs), atol=1e-10)
+    same_or_tie(h, obs, h.viterbi(obs)[0], h.viterbi_plain(obs)[0])
+
+
+def test_impossible_sequence_has_zero_likelihood():
+    h = HMM([1, 0], [[0, 1], [1, 0]], [[1, 0], [0, 1]])
+    assert h.log_likelihood([0, 1, 0, 1]) == pytest.approx(0.0)
+    assert h.log_likelihood([0, 1, 1, 0] * 50) == -np.inf
+    assert h.viterbi([0, 1, 1, 0] * 50)[1] == -np.inf
+
+
+# ------------------------------------------------------------------ long sequences
+def test_million_step_sequence_has_finite_log_likelihood():
+    rng = np.random.default_rng(3)
+    h = random_hmm(rng, 3, 4)
+    obs = rng.integers(0, 4, 1_000_000)
+    ll = h.log_likelihood(obs)
+    assert np.isfinite(ll) and ll < -1e5
+    gamma = h.smooth(obs)
+    np.testing.assert_allclose(gamma.sum(axis=1), 1.0, atol=1e-12)
+    assert np.isfinite(h.viterbi(obs)[1])
+
+
+def test_smoothed_marginals_sum_to_one_and_match_filter_at_the_end():
+    rng = np.random.default_rng(4)
+    h = random_hmm(rng, 4, 5)
+    obs = h.sample(2000, rng)[1]
+    gamma, alpha = h.smooth(obs), h.filter(obs)
+    np.testing.assert_allclose(gamma.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(gamma[-1], alpha[-1], atol=1e-12)   # nothing comes later
+
+
+def test_sample_frequencies():
+    h = HMM([1.0, 0.0], [[0.9, 0.1], [0.3, 0.7]], [[0.8, 0.2], [0.1, 0.9]])
+    states, symbols = h.sample(50_000, 0)
+    assert states[0] == 0
+    # stationary distribution of the chain: (0.75, 0.25)
+    assert np.mean(states == 0) == pytest.approx(0.75, abs=0.02)
+    assert np.mean(symbols[states == 1] == 1) == pytest.approx(0.9, abs=0.01)
+    assert np.mean((states[:-1] == 0) & (states[1:] == 1)) / np.mean(states[:-1] == 0) == pytest.approx(0.1, abs=0.01)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("start, transition, emission, message", [
+    ([0.5, 0.6], [[0.7, 0.3], [0.3, 0.7]], [[0.5, 0.5], [0.5, 0.5]], "start rows must sum to 1"),
+    ([0.5, 0.5], [[0.7, 0.2], [0.3, 0.7]], [[0.5, 0.5], [0.5, 0.5]], "transition rows must sum to 1 (row 0"),
+    ([0.5, 0.5], [[0.7, 0.3], [0.3, 0.7]], [[0.5, 0.5], [0.6, 0.5]], "emission rows must sum to 1 (row 1"),
+    ([0.5, 0.5], [[1.2, -0.2], [0.3, 0.7]], [[0.5, 0.5], [0.5, 0.5]], "transition has negative"),
+    ([0.5, 0.5], [[0.7, 0.3, 0.0], [0.3, 0.7, 0.0]], [[0.5, 0.5], [0.5, 0.5]], "transition must have shape (2, 2)"),
+    ([0.5, 0.5], [[0.7, 0.3], [0.3, 0.7]], [[1.0], [1.0], [1.0]], "emission must have 2 rows"),
+    ([[0.5, 0.5]], [[0.7, 0.3], [0.3, 0.7]], [[0.5, 0.5], [0.5, 0.5]], "start must be a vector"),
+    ([0.5, np.nan], [[0.7, 0.3], [0.3, 0.7]], [[0.5, 0.5], [0.5, 0.5]], "start contains NaN"),
+    ([0.5, 0.5], [0.7, 0.3], [[0.5, 0.5], [0.5, 0.5]], "transition must be a 2-D matrix"),
+])
+def test_bad_parameters(start, transition, emission, message):
+    with pytest.raises(ValueError) as err:
+        HMM(start, transition, emission)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize("obs, message", [
+    ([0, 1, 2], "must lie in 0..1"),
+    ([0, -1], "must lie in 0..1"),
+    ([0.5, 1.0], "must be integers"),
+    (["a", "b"], "must be integers"),
+    ([], "empty"),
+    ([[0, 1]], "must be 1-D"),
+    ([True, False], "must be integers"),
+])
+def test_bad_symbols(obs, message):
+    h = umbrella()
+    for method in (h.forward, h.forward_plain, h.smooth, h.viterbi, h.log_likelihood):
+        with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+            method(obs)
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        h.fit([obs])
+
+
+def test_whole_number_floats_are_accepted():
+    h = umbrella()
+    assert h.log_likelihood(np.array([1.0, 0.0])) == pytest.approx(h.log_likelihood([1, 0]))
+
+
+def test_bad_fit_arguments():
+    h = umbrella()
+    with pytest.raises(ValueError, match="at least one"):
+        h.fit([])
+    with pytest.raises(ValueError, match="n_iter"):
+        h.fit([[0, 1]], n_iter=0)
+    with pytest.raises(ValueError, match="n_steps"):
+        h.sample(0, 1)
