@@ -106,7 +106,7 @@ def hidden_paths(*paths):
     return sorted(found)
 
 
-def run_sandbox(data, filename, exercise, hide, cell_timeout, timeout, memory_mb):
+def run_sandbox(data, filename, exercise, hide, extras, cell_timeout, timeout, memory_mb):
     """Run one notebook in a sandbox; returns ``(events, note)`` (note: why it stopped)."""
     prefix = sandbox_prefix()
     full = prefix == UNSHARE
@@ -126,6 +126,8 @@ def run_sandbox(data, filename, exercise, hide, cell_timeout, timeout, memory_mb
             d.mkdir()
             if user:
                 os.chown(d, *user)
+        for extra in extras:  # the exercise's data files, as released to students
+            shutil.copy2(extra, work / extra.name)
         (work / filename).write_bytes(data)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
                "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1",
@@ -204,12 +206,12 @@ def score_question(question, expected, events, note):
     return result
 
 
-def grade_one(name, path, exercise, expected, hide, opts):
+def grade_one(name, path, exercise, expected, hide, extras, opts):
     """Grade one submission; never raises (a failure becomes the row's note)."""
     start = time.monotonic()
     try:
         data, filename = read_submission(path, exercise)
-        events, note = run_sandbox(data, filename, exercise, hide, **opts)
+        events, note = run_sandbox(data, filename, exercise, hide, extras, **opts)
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
@@ -244,11 +246,14 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
         raise ValueError(f"{submissions}: not a folder of submissions")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    hide = hidden_paths(find_source(source).parent, submissions, out)
+    source_file = find_source(source)
+    hide = hidden_paths(source_file.parent, submissions, out)
+    extras = [p for p in source_file.parent.iterdir() if p.is_file() and p != source_file
+              and p.name != "README.md"] if Path(source).is_dir() else []
     opts = {"cell_timeout": cell_timeout, "timeout": timeout, "memory_mb": memory_mb}
     subs = find_submissions(submissions)
     with ThreadPoolExecutor(max(1, workers)) as pool:
-        results = list(pool.map(lambda s: grade_one(*s, exercise, expected, hide, opts), subs))
+        results = list(pool.map(lambda s: grade_one(*s, exercise, expected, hide, extras, opts), subs))
     names = list(exercise.questions)
     table = io.StringIO()
     writer = csv.writer(table)

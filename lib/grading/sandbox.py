@@ -29,6 +29,7 @@ from pathlib import Path
 sys.modules.setdefault("rfc3987_syntax", None)
 
 import nbformat  # noqa: E402
+from jupyter_core.utils import run_sync  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 
@@ -65,9 +66,10 @@ class Kernel:
         self.client.start_new_kernel_client()
 
     def stop(self):
-        """Shut the kernel down (kill it if needed)."""
+        """Kill the kernel (no graceful shutdown: its state is of no further use)."""
         try:
-            self.client._cleanup_kernel()
+            run_sync(self.client.km.shutdown_kernel)(now=True)
+            self.client.kc.stop_channels()
         except Exception:  # noqa: BLE001 - a dead kernel may fail to shut down cleanly
             pass
 
