@@ -867,7 +867,7 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 def _figure(w=6.4, h=3.6):
     import matplotlib.pyplot as plt  # pyplot figures: shown inline once per cell
-    return plt.figure(figsize=(w, h), layout="constrained")
+    return plt.figure(figsize=(w, h), layout="tight")
 
 
 def plot_known_variance_steps(x, trace, sigma, steps=(0, 1, 2, 5)):
