@@ -598,3 +598,171 @@ def _normalise_rows(counts, previous):
     """Rows of ``counts`` divided by their sums; a row with no counts keeps ``previous``."""
     sums = counts.sum(axis=1, keepdims=True)
     return np.where(sums > 0, counts / np.where(sums > 0, sums, 1.0), previous)
+
+
+# ---------------------------------------------------------------------- examples
+ALPHABET = " abcdefghijklmnopqrstuvwxyz"
+
+
+def umbrella_model():
+    """The umbrella world: state 0 = rain, 1 = no rain; symbol 0 = no umbrella, 1 = umbrella.
+
+    ``P(R_0) = 0.5``, ``P(R_t | R_{t-1}) = 0.7``, ``P(R_t | not R_{t-1}) = 0.3``,
+    ``P(U_t | R_t) = 0.9``, ``P(U_t | not R_t) = 0.2``. The start distribution is that
+    of day 1 before any evidence, ``P(R_1) = 0.5 * 0.7 + 0.5 * 0.3 = 0.5``.
+    Used in: Chapter 8, section "The umbrella world".
+    """
+    prior_day_0 = np.array([0.5, 0.5])
+    transition = np.array([[0.7, 0.3], [0.3, 0.7]])
+    return HMM(prior_day_0 @ transition, transition, [[0.1, 0.9], [0.8, 0.2]])
+
+
+def casino_model():
+    """The occasionally dishonest casino: state 0 = fair die, 1 = loaded die (a six half
+    of the time); symbols 0..5 stand for faces 1..6. The casino swaps to the loaded die
+    with probability 0.05 per roll and back with probability 0.1.
+    Used in: Chapter 8, section "The occasionally dishonest casino".
+    """
+    return HMM([0.5, 0.5], [[0.95, 0.05], [0.10, 0.90]],
+               [[1 / 6] * 6, [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]])
+
+
+def letters_to_symbols(text):
+    """Lower-case ``text``, turn every run of non-letters into one space, and code the
+    result as symbols ``0..26`` (space, a, ..., z).
+
+    Used in: Chapter 8, section "Vowels and consonants".
+
+    >>> letters_to_symbols("Hi, you!").tolist()
+    [8, 9, 0, 25, 15, 21, 0]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    cleaned = []
+    for ch in text.lower():
+        if "a" <= ch <= "z":
+            cleaned.append(ch)
+        elif cleaned and cleaned[-1] != " ":
+            cleaned.append(" ")
+    return np.array([ALPHABET.index(ch) for ch in cleaned], dtype=np.intp)
+
+
+def rolls_to_symbols(rolls):
+    """A string of die faces such as ``"163666"`` as symbols ``0..5`` (other characters
+    are ignored). Used in: Chapter 8, section "Try it: reading the dice"."""
+    faces = [int(ch) - 1 for ch in str(rolls) if ch in "123456"]
+    if not faces:
+        raise ValueError("no die faces (digits 1 to 6) in the sequence")
+    return np.array(faces, dtype=np.intp)
+
+
+# ---------------------------------------------------------------------- plotting
+def _new_figure(*args, **kwargs):
+    from lib.plotting import new_figure   # matplotlib only when a figure is drawn
+    return new_figure(*args, **kwargs)
+
+
+def plot_unrolled_network(n_steps=4):
+    """The HMM as an unrolled dynamic Bayesian network: a chain of hidden states
+    ``X_t``, each with one observed child ``E_t`` (Figure 20.14 of the source).
+    Used in: Chapter 8, section "The model"."""
+    fig = _new_figure((1.6 * n_steps + 0.6, 2.3))
+    ax = fig.subplots()
+    for t in range(n_steps):
+        for y, label, filled in [(1.0, f"$X_{t + 1}$", "white"), (0.0, f"$E_{t + 1}$", "0.85")]:
+            ax.add_patch(_circle((t, y), 0.28, filled))
+            ax.text(t, y, label, ha="center", va="center", fontsize=12)
+        ax.annotate("", (t, 0.28), (t, 0.72), arrowprops=dict(arrowstyle="->", lw=1.4))
+        if t + 1 < n_steps:
+            ax.annotate("", (t + 0.72, 1.0), (t + 0.28, 1.0), arrowprops=dict(arrowstyle="->", lw=1.4))
+    ax.text(n_steps - 0.45, 1.0, r"$\cdots$", va="center", fontsize=14)
+    ax.set_xlim(-0.5, n_steps)
+    ax.set_ylim(-0.45, 1.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
+
+
+def _circle(centre, radius, colour):
+    from matplotlib.patches import Circle
+    return Circle(centre, radius, facecolor=colour, edgecolor="black", lw=1.2)
+
+
+def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=None,
+                       title=None):
+    """Filtered ``P(X_t = state | e_1..e_t)`` and smoothed ``P(X_t = state | e_1..e_T)``
+    along one sequence, with the Viterbi path as a band underneath.
+
+    Used in: Chapter 8, sections "Filtering versus smoothing" and "Try it: reading the dice".
+    """
+    obs = _check_symbols(obs, model.n_symbols)
+    T = len(obs)
+    filtered, smoothed = model.filter(obs)[:, state], model.smooth(obs)[:, state]
+    path, _ = model.viterbi(obs)
+    fig = _new_figure((8.0, 3.6))
+    ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
+    t = np.arange(1, T + 1)
+    marker = "o" if T <= 60 else None
+    ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
+    ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel(f"P({state_name})")
+    ax.legend(loc="upper left", fontsize=8, ncol=2)
+    if symbol_labels is not None and T <= 60:
+        for ti, o in zip(t, obs):
+            ax.text(ti, -0.12, symbol_labels[o], ha="center", va="top", fontsize=7,
+                    transform=ax.get_xaxis_transform())
+    if title:
+        ax.set_title(title, fontsize=10)
+    band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
+                extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
+    band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
+    band.set_xlabel("time step t")
+    return fig
+
+
+def plot_log_likelihood(history, reference=None):
+    """Log-likelihood per Baum-Welch iteration (and the true model's, dashed).
+    Used in: Chapter 8, section "The occasionally dishonest casino"."""
+    fig = _new_figure((6.0, 3.0))
+    ax = fig.subplots()
+    ax.plot(np.arange(len(history)), history, marker="o", markersize=2)
+    if reference is not None:
+        ax.axhline(reference, color="k", ls="--", lw=1, label="true parameters")
+        ax.legend(loc="lower right")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("log-likelihood")
+    return fig
+
+
+def plot_letter_emissions(emission, labels=ALPHABET):
+    """Emission probabilities of a two-state model of letters, as paired bars.
+    Used in: Chapter 8, section "Vowels and consonants"."""
+    emission = np.asarray(emission)
+    fig = _new_figure((9.0, 3.0))
+    ax = fig.subplots()
+    x = np.arange(emission.shape[1])
+    for i in range(emission.shape[0]):
+        ax.bar(x + (i - 0.5) * 0.4, emission[i], width=0.4, label=f"state {i}")
+    ax.set_xticks(x, ["␣" if ch == " " else ch for ch in labels])
+    ax.set_ylabel("P(letter | state)")
+    ax.legend()
+    return fig
+
+
+CASINO_EXAMPLES = {
+    "mostly fair, then a run of sixes": "3512462315423164516623456666166626563661245132" + "4512361523",
+    "fair throughout": "3125463214562315462134564213526143652134",
+    "one lucky pair of sixes": "2451366315241526343516245316",
+    "sixes early, fair later": "6626166366566136265423154231542315452361",
+}
+
+
+def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None):
+    """The interactive figure of Chapter 8: for a string of die rolls, the filtered and
+    smoothed probability that the loaded die is in use, and the Viterbi path.
+    Used in: Chapter 8, section "Try it: reading the dice"."""
+    model = casino_model() if model is None else model
+    obs = rolls_to_symbols(rolls)
+    return plot_filter_smooth(model, obs, state=1, state_name="loaded",
+                              symbol_labels="123456", title=f"{len(obs)} rolls")
