@@ -196,6 +196,8 @@ class GaussianMixture:
     log_likelihood_ : (n_iter_ + 1,) array; entry t is the total log likelihood of
         the data after t iterations (entry 0: the starting parameters).
     n_iter_ : number of EM iterations run; converged_ : whether ``tol`` stopped it.
+    lower_bounds_ : (n_iter_,) array, scikit-learn's ``lower_bounds_``: the mean log
+        likelihood per point in the E step of each iteration, ``log_likelihood_[:-1] / n``.
 
     Examples
     --------
@@ -349,6 +351,9 @@ class GaussianMixture:
         (self.weights_, self.means_, self.covariances_, self.precisions_cholesky_), \
             self.log_likelihood_, self.converged_ = best
         self.n_iter_ = len(self.log_likelihood_) - 1
+        # scikit-learn's convention: mean log likelihood per point, computed in the
+        # E step of each iteration (before its M step)
+        self.lower_bounds_ = self.log_likelihood_[:-1] / X.shape[0]
         return self
 
     # -- using the fitted model

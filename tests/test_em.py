@@ -121,6 +121,7 @@ def test_gaussian_mixture_stops_like_sklearn():
                   init_params="random").fit(X)
         assert gm.converged_ and sk.converged_
         assert gm.n_iter_ == sk.n_iter_
+        assert np.allclose(gm.lower_bounds_, sk.lower_bounds_, rtol=0, atol=1e-10)
         assert np.allclose(np.array(sk.lower_bounds_), gm.log_likelihood_[:-1] / len(X),
                            atol=1e-10)
         assert np.allclose(gm.means_, sk.means_, atol=1e-10)
