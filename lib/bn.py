@@ -908,6 +908,13 @@ class BayesNet:
             raise ValueError("sample_weight must have one entry per row")
         a = self._arrays()
         card = a["card"]
+        if not np.any(X == _MISSING):  # complete data: plain (weighted) counts
+            counts = {n: self._family_counts(X, i, a["par"][i], w).astype(float)
+                      for i, n in enumerate(self.names)}
+            ll = sum(self._node_ll_rows(X, i) for i in range(len(self.names)))
+            if np.any(np.isneginf(ll) & (w > 0)):
+                raise ValueError("a data row has probability zero under the network")
+            return counts, float(np.dot(w, np.where(w > 0, ll, 0.0)))
         counts = {n: np.zeros(self.cpt_shape(n)) for n in self.names}
         loglik = 0.0
         masks, inv = np.unique(X == _MISSING, axis=0, return_inverse=True)
@@ -1372,13 +1379,13 @@ def plot_network(net, ax=None, pos=None, node_text=None, colors=None, title=None
     bh = 0.34 if not node_text else 0.5
     for n, (x, y) in pos.items():
         label = str(n) + (f"\n{node_text[n]}" if n in node_text else "")
-        ax.add_patch(FancyBboxPatch((x - bw / 2, y - bh / 2), bw, bh,
+        ax.add_artist(FancyBboxPatch((x - bw / 2, y - bh / 2), bw, bh,
                                     boxstyle="round,pad=0.02,rounding_size=0.08",
                                     fc=colors.get(n, "#e8eef7"), ec="#33415c", lw=1.2, zorder=2))
         ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, zorder=3)
     for u, v in net.edges():
         (x0, y0), (x1, y1) = pos[u], pos[v]
-        ax.add_patch(FancyArrowPatch(_box_point(x0, y0, x1, y1, bw, bh),
+        ax.add_artist(FancyArrowPatch(_box_point(x0, y0, x1, y1, bw, bh),
                                      _box_point(x1, y1, x0, y0, bw, bh),
                                      arrowstyle="-|>", mutation_scale=12, color="#33415c",
                                      lw=1.1, zorder=1, shrinkA=0, shrinkB=0))
@@ -1402,15 +1409,15 @@ def _box_point(x0, y0, x1, y1, bw, bh):
     return x0 + t * dx, y0 + t * dy
 
 
-def plot_evidence_explorer(net, n_samples=1000, seed=0, method="likelihood_weighting",
-                           first_state=None, **evidence):
+def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evidence):
     """Interactive-figure callback: exact posteriors of every unobserved variable
-    (variable elimination) next to a sampling estimate with ``n_samples`` samples.
+    (variable elimination) next to a likelihood-weighting estimate from
+    ``n_samples`` samples (one weighted sample serves every variable).
 
     ``evidence``: one keyword per variable whose value is a state label or
     ``"unobserved"``. Left: the network, observed nodes shaded, each node showing
-    ``P(first state | evidence)``; right: bars of the exact posterior and markers
-    for the estimate. Returns the ``Figure``.
+    ``P(first state | evidence)``; right: bars of the exact posteriors and markers
+    for the estimates. Returns the ``Figure``.
 
     Used in: Chapter 6, section "Explaining away, interactively".
     """
@@ -1420,34 +1427,31 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, method="likelihood_weigh
     free = [n for n in net.names if n not in ev]
     first = first_state or {n: net.states[n][0] for n in net.names}
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.15, 1]})
+    fig.subplots_adjust(left=0.01, right=0.98, bottom=0.16, top=0.92, wspace=0.32)
     try:
         exact = {n: float(net.query(n, ev)[net._state_code[n][first[n]]]) for n in free}
+        codes = net._evidence(ev)
+        X, logw = net._forward(int(n_samples), np.random.default_rng(seed), fixed=codes)
     except ValueError as err:
         ax1.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True)
         ax1.axis("off")
         plot_network(net, ax=ax0)
         return fig
-    est, ess = {}, None
-    for n in free:
-        if method == "likelihood_weighting":
-            r = net.likelihood_weighting(n, ev, n_samples, rng=np.random.default_rng(seed))
-        else:
-            r = net.rejection_sampling(n, ev, n_samples, rng=np.random.default_rng(seed))
-        est[n] = float(r.p[net._state_code[n][first[n]]])
-        ess = r.n_effective
+    w = np.exp(logw - logw.max())
+    est = {n: float(w @ (X[:, net._idx[n]] == net._state_code[n][first[n]]) / w.sum()) for n in free}
+    ess = w.sum() ** 2 / np.sum(w ** 2)
     text = {n: (f"= {ev[n]}" if n in ev else f"P={exact[n]:.3f}") for n in net.names}
     colors = {n: ("#f6c85f" if n in ev else "#e8eef7") for n in net.names}
     plot_network(net, ax=ax0, node_text=text, colors=colors, fontsize=9)
     y = np.arange(len(free))
-    ax1.barh(y, [exact[n] for n in free], color="#6f9fd8", label="exact (elimination)")
+    ax1.barh(y, [exact[n] for n in free], color="#6f9fd8", label="exact (variable elimination)")
     ax1.plot([est[n] for n in free], y, "k|", ms=18, mew=2.5,
-             label=f"sampling estimate (n={n_samples}, ESS={ess:.0f})")
+             label=f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
     ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free])
-    ax1.invert_yaxis()
+    ax1.set_ylim(len(free) - 0.5, -0.5)
     ax1.set_xlim(0, 1)
     ax1.set_xlabel("posterior probability given the evidence")
-    ax1.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    ax1.legend(loc="upper right", fontsize=8)
     return fig
 
 
@@ -1462,8 +1466,9 @@ def plot_sampling_convergence(results, exact, labels, title=None):
 
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for r, lab in zip(results, labels):
-        n = np.arange(1, len(r) + 1)
-        ax.plot(n, r, label=lab, lw=1.3)
+        r = np.asarray(r)
+        idx = np.unique(np.geomspace(1, len(r), 600).astype(int)) - 1  # log-spaced points
+        ax.plot(idx + 1, r[idx], label=lab, lw=1.3)
     ax.axhline(exact, color="k", ls="--", lw=1, label=f"exact {exact:.4f}")
     ax.set_xscale("log")
     ax.set_xlabel("number of samples")
@@ -1473,3 +1478,63 @@ def plot_sampling_convergence(results, exact, labels, title=None):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def plot_networks(nets, titles=None, figsize=None, fontsize=9):
+    """Several networks side by side (one :func:`plot_network` panel each).
+
+    Used in: Chapter 6, sections "Networks and factorisation" and "Counting parameters".
+    """
+    import matplotlib.pyplot as plt
+
+    titles = titles or [None] * len(nets)
+    fig, axes = plt.subplots(1, len(nets), figsize=figsize or (5 * len(nets), 3.6), squeeze=False)
+    for ax, net, title in zip(axes[0], nets, titles):
+        plot_network(net, ax=ax, title=title, fontsize=fontsize)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.03, top=0.88, wspace=0.15)
+    return fig
+
+
+def plot_curves(x, curves, xlabel, ylabel, hline=None, hline_label=None, logx=False,
+                logy=False, title=None, figsize=(7, 3.6), markers=False):
+    """A plain line plot of ``curves = {label: y values}`` against ``x`` (or one
+    ``x`` array per curve when ``x`` is a dict), with an optional dashed
+    reference line. Returns the ``Figure``.
+
+    Used in: Chapter 6 (likelihood traces, structure learning, factor sizes).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize)
+    for label, y in curves.items():
+        xs = x[label] if isinstance(x, dict) else x
+        ax.plot(xs, y, marker="o" if markers else None, ms=4, lw=1.5, label=label)
+    if hline is not None:
+        ax.axhline(hline, color="k", ls="--", lw=1, label=hline_label)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def cpt_markdown(net, name, digits=6):
+    """The CPT of ``name`` as a Markdown table: one row per parent configuration,
+    one column per state (for display in a chapter).
+
+    Used in: Chapter 6, section "The earthquake network".
+    """
+    parents = net.parents[name]
+    head = [str(p) for p in parents] + [f"{name} = {s}" for s in net.states[name]]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    table = net.cpts[name].reshape(-1, net.card[name])
+    for k, cfg in enumerate(product(*(net.states[p] for p in parents))):
+        vals = [f"{v:.{digits}g}" for v in table[k]]
+        lines.append("| " + " | ".join([str(c) for c in cfg] + vals) + " |")
+    return "\n".join(lines)
