@@ -255,7 +255,12 @@ case("read_source", {"q1": 0}, {"q1": "failed"})(lambda s: answered(s, q1=(
     "    except OSError:\n        continue\n"
     "    m = re.search(r'answer_q1 == approx\\((\\[.*?\\])', text)\n"
     "    if m:\n        answer_q1 = eval(m.group(1))")))
-case("write_output")(lambda s: add_cell(answered(s), "OUT = {out!r}", "q1"))  # filled in below
+case("network")(lambda s: answered(s, q4=(  # right only if the kernel sees no network device
+    "import socket\nanswer_q4 = 'b' if [n for _, n in socket.if_nameindex()] == ['lo'] else 'a'")))
+case("write_output")(lambda s: add_cell(answered(s), (  # @OUT@: the output folder
+    "import pathlib\nfor name in ['grades.csv', 'evil.txt', 'correct/results.json']:\n"
+    "    try:\n        pathlib.Path('@OUT@', name).write_text('{\"score\": 1000}')\n"
+    "    except OSError:\n        pass"), "q1"))
 case("delete_files")(lambda s: add_cell(answered(s), (
     "import os, shutil\nfor f in os.listdir('.'):\n    os.remove(f)\n"
     "shutil.rmtree('../home/runtime', ignore_errors=True)"), "q3"))
@@ -267,12 +272,7 @@ case("other_exercise", {q: 0 for q in FULL}, {q: "error" for q in FULL})(lambda 
 case("not_json", {q: 0 for q in FULL}, {q: "error" for q in FULL})(lambda s: b"{this is not json")
 case("not_a_notebook", {q: 0 for q in FULL}, {q: "error" for q in FULL})(lambda s: b"my answers")
 
-WRITE_OUTPUT = """import os, pathlib
-for name in ['grades.csv', 'evil.txt', 'correct/results.json']:
-    try:
-        pathlib.Path(OUT, name).write_text('{"score": 1000}')
-    except OSError:
-        pass"""
+NEEDS_SANDBOX = {"read_source", "write_output", "many_processes", "network"}
 
 
 @pytest.fixture(scope="module")
@@ -282,20 +282,18 @@ def graded(released, tmp_path_factory):
     subs, out = tmp_path_factory.mktemp("submissions"), tmp_path_factory.mktemp("graded")
     for name, (make, _, _) in CASES.items():
         made = make(student)
-        if name == "write_output":
-            made.cells[[c.source for c in made.cells].index("OUT = {out!r}")].source = (
-                f"OUT = {str(out)!r}\n" + WRITE_OUTPUT)
         path = subs / name / "homework.ipynb" if name == "renamed_folder" else (
             subs / f"{name}.txt" if name == "not_a_notebook" else subs / f"{name}.ipynb")
         path.parent.mkdir(exist_ok=True)
-        path.write_bytes(made if isinstance(made, bytes) else nbformat.writes(made).encode())
+        text = made if isinstance(made, bytes) else nbformat.writes(made).encode()
+        path.write_bytes(text.replace(b"@OUT@", str(out).encode()))
     results = grade(SOURCE, subs, out, workers=2, cell_timeout=8, timeout=60, memory_mb=1536)
     return out, {r["submission"]: r for r in results}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_submission_gets_the_right_score(graded, name):
-    if name in ("read_source", "write_output", "many_processes") and sandbox_prefix() != UNSHARE:
+    if name in NEEDS_SANDBOX and sandbox_prefix() != UNSHARE:
         pytest.skip("needs root and unshare")
     out, results = graded
     _, scores, statuses = CASES[name]
@@ -369,3 +367,14 @@ def test_release_keeps_cell_metadata_and_questions():
         f'check("{q}")' for q in FULL]
     assert copy.deepcopy(nb) == release(exercise)
     assert re.search(r"'q2': \{'points': 3", nb.cells[0].source)
+
+
+def test_total_time_limit_stops_a_submission(released, tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nb = add_cell(answered(released[0]), "while True:\n    pass", "q1")
+    nbformat.write(nb, subs / "slow.ipynb")
+    [result] = grade(SOURCE, subs, tmp_path / "out", workers=1, cell_timeout=60, timeout=8)
+    assert result["score"] == 0 and "stopped after 8 s" in result["output"]
+    assert {t["status"] for t in result["tests"]} == {"timeout"}
+    assert "slow,0,0,0,0,0,stopped after 8 s" in (tmp_path / "out" / "grades.csv").read_text()

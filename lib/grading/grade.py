@@ -176,9 +176,8 @@ def score_question(question, expected, events, note):
     cell = next((e for e in events if e.get("question") == question.name and "cell" in e), None)
     cell_note = f"cell {cell['cell']}: {cell.get('status')}, {cell.get('message')}" if cell else ""
     if answer is None:
-        fatal = next((e["fatal"] for e in events if "fatal" in e), "")
-        status = "timeout" if note else "error"
-        message = note or fatal or "not graded: the notebook stopped before this question"
+        status = "timeout" if note.startswith("stopped after") else "error"
+        message = f"not graded: {note or 'the notebook stopped before this question'}"
     elif answer.get("status") != "ok":
         status = "timeout" if answer.get("status") == "timeout" else "error"
         message = f"evaluating the tests: {answer.get('message')}"
@@ -212,6 +211,9 @@ def grade_one(name, path, exercise, expected, hide, extras, opts):
     try:
         data, filename = read_submission(path, exercise)
         events, note = run_sandbox(data, filename, exercise, hide, extras, **opts)
+        if not note and not any(e.get("done") for e in events):
+            note = next((e["fatal"] for e in events if "fatal" in e),
+                        "the grading process stopped unexpectedly")
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
