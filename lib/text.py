@@ -210,7 +210,8 @@ class NaiveBayesText:
 
     def predict(self, docs):
         """The most probable class of each document, ``v_NB``."""
-        return self.classes_[np.argmax(self.joint_log_likelihood(docs), axis=1)]
+        joint = self.joint_log_likelihood(docs)
+        return self.classes_[np.argmax(joint, axis=1)]
 
     def score(self, docs, labels):
         """Fraction of documents whose predicted class equals their label."""
@@ -470,6 +471,14 @@ class NGramModel:
     def log_prob(self, sentence):
         """``log P(w_1, ..., w_L, </s>)``: natural log probability of a whole sentence."""
         return float(self.token_log_probs(sentence).sum())
+
+    def sentence_log_probs(self, corpus):
+        """:meth:`log_prob` of every sentence of ``corpus`` at once (an array)."""
+        self._check_fitted()
+        corpus = [self._words(s) for s in _check_documents(corpus, "corpus of sentences")]
+        logs = self._log_probs(corpus)
+        starts = np.cumsum([0] + [len(s) + 1 for s in corpus[:-1]])
+        return np.add.reduceat(logs, starts)
 
     def prob(self, word, context=()):
         """``P(word | context)`` where ``context`` lists the previous words (the last
