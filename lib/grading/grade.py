@@ -13,6 +13,7 @@ import json
 import os
 import pwd
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -115,13 +116,15 @@ def run_sandbox(data, filename, exercise, hide, extras, cell_timeout, timeout, m
         nobody = pwd.getpwnam("nobody")
         user = [nobody.pw_uid, nobody.pw_gid]
     tmp = Path(tempfile.mkdtemp(prefix="grading-"))
-    (tmp / "stage").mkdir()
     job = {"notebook": filename, "cell_timeout": cell_timeout, "memory_mb": memory_mb,
            "questions": {q.name: [t[0] for t in q.tests] for q in exercise.questions.values()},
            "hide": hide if full else [], "user": user, "stage": str(tmp / "stage")}
     try:
-        os.chmod(tmp, 0o711)  # the child may enter its folders but not read the report
-        work, home = tmp / "work", tmp / "home"
+        (tmp / "stage").mkdir()
+        # Other submissions run as the same user: they may enter tmp but not list it, so
+        # random folder names keep each submission's files to itself.
+        os.chmod(tmp, 0o711)
+        work, home = tmp / f"work-{secrets.token_hex(8)}", tmp / f"home-{secrets.token_hex(8)}"
         for d in (work, home, home / "runtime"):
             d.mkdir()
             if user:
