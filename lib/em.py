@@ -10,7 +10,6 @@ set under the parameters reached after ``t`` EM iterations (entry 0 is the start
 point). Without a prior or a variance floor this sequence never decreases.
 """
 from collections import namedtuple
-from itertools import product
 
 import numpy as np
 from scipy.special import logsumexp
@@ -143,7 +142,7 @@ def gaussian_log_densities(X, means, prec_chol, covariance="full"):
 
     Used in: Chapter 7, section "Mixtures of Gaussians".
     """
-    n, d = X.shape
+    d = X.shape[1]
     if covariance == "full":
         y = X @ prec_chol - (means[:, None, :] @ prec_chol)       # (k, n, d)
         maha = np.einsum("knd,knd->nk", y, y)
