@@ -20,6 +20,7 @@ help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
 	@echo "make test     unit tests, strict book build, nbval of every notebook"
 	@echo "make chapter CH=01_bayesian_learning   strict build + nbval of one chapter"
+	@echo "make bench    benchmarks against the peers -> benchmarks/results.md"
 	@echo "make serve    preview the built site on http://127.0.0.1:$(PORT)"
 	@echo "make clean    remove _build, _generated and caches (keeps .venv)"
 
@@ -77,6 +78,10 @@ test: unit book nbval browser
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=01_bayesian_learning"; exit 2; }
 	$(BIN)/python tools/build_one.py $(CH)
+
+# Speed against scikit-learn / hmmlearn / pgmpy and the book's own speed -> benchmarks/results.md
+bench: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 serve:
 	@test -f $(BUILD)/html/index.html || $(MAKE) book

@@ -1,0 +1,153 @@
+"""`make bench`: run every bench_*.py (each in a fresh process, ``--runs`` times) and
+book_speed.py, then write benchmarks/results.md from their JSON output (benchmarks/out/).
+
+Usage: python benchmarks/run.py [--runs 2] [--no-book] [--only bn,hmm] [--report-only]
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+MODULES = ["naive_bayes", "em", "hmm", "bn", "density"]
+MEM_TARGET = 1.5
+CALLBACK_TARGET = 0.100
+BOOK_TARGETS = {"clean make book": 300, "unchanged rebuild": 30}
+
+
+def run(script, *args):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    subprocess.run([sys.executable, str(HERE / script), *args], env=env, check=True)
+
+
+def ms(t):
+    return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
+
+
+def merge(runs):
+    """One row per case: medians over runs of each run's median."""
+    merged = {}
+    for rows in runs:
+        for r in rows:
+            merged.setdefault(r["case"], []).append(r)
+    out = []
+    for case, rs in merged.items():
+        r = dict(rs[-1])
+        for key in ("lib", "peer", "mem_lib", "mem_peer"):
+            r[key] = statistics.median(x[key] for x in rs)
+        r["ratio"], r["runs"] = r["lib"] / r["peer"], len(rs)
+        r["mem_ratio"] = r["mem_lib"] / max(r["mem_peer"], 1e-3)
+        r["ratios"] = [x["lib"] / x["peer"] for x in rs]
+        out.append(r)
+    return out
+
+
+def module_table(rows):
+    lines = ["| case | lib median | peer median | ratio lib/peer | max abs difference (tol) "
+             "| peak memory lib / peer (ratio) | target | met? |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        t_ok, m_ok = r["ratio"] <= r["target"], r["mem_ratio"] <= MEM_TARGET
+        met = "yes" if t_ok and m_ok else ", ".join(
+            f"{what} no" for what, ok in (("time", t_ok), ("memory", m_ok)) if not ok)
+        per_run = " / ".join(f"{x:.2f}" for x in r["ratios"]) if r["runs"] > 1 else ""
+        lines.append(
+            f"| {r['case']} | {ms(r['lib'])} | {ms(r['peer'])} | **{r['ratio']:.2f}**"
+            f"{f' (runs: {per_run})' if per_run else ''} | {r['diff']:.1e} ({r['tol']}) "
+            f"| {r['mem_lib']:.2f} / {r['mem_peer']:.2f} MiB ({r['mem_ratio']:.2f}) "
+            f"| time <= {r['target']:g}, memory <= {MEM_TARGET:g} | {met} |")
+    notes = [f"- {r['case']}: {r['note']}" for r in rows if r.get("note")]
+    return lines + ["", "What the difference column measures:", ""] + notes
+
+
+def book_tables():
+    lines = []
+    path = OUT / "book_speed.json"
+    if path.exists():
+        result = json.loads(path.read_text())
+        chapters = result["chapters"]
+        y = result["yardstick"]
+        lines += [f"Yardstick on this machine at this load: building a bare two-panel line "
+                  f"plot (matplotlib alone) takes {ms(y['build'])}, rendering it to PNG "
+                  f"{ms(y['png'])}.", ""]
+        lines += ["| chapter | execution (own cells) | wall incl. kernel start + timing cells |",
+                  "|---|---|---|"]
+        lines += [f"| {c['chapter']} | {c['seconds']:.1f} s | {c['wall']:.1f} s |" for c in chapters]
+        total = sum(c["seconds"] for c in chapters)
+        lines += [f"| **all chapters** | **{total:.1f} s** | |", "",
+                  "| chapter | widget callback | median (max) of the callback | median (max) "
+                  "incl. PNG rendering | target | met? |", "|---|---|---|---|---|---|"]
+        for c in chapters:
+            for cb in c["callbacks"]:
+                lines.append(
+                    f"| {c['chapter']} | `{cb['callback']}` | {ms(cb['median'])} ({ms(cb['max'])}) "
+                    f"| {ms(cb['median_png'])} ({ms(cb['max_png'])}) | callback median < 100 ms "
+                    f"| {'yes' if cb['median'] < CALLBACK_TARGET else 'no'} |")
+    path = OUT / "book_build.json"
+    if path.exists():
+        builds = json.loads(path.read_text())
+        lines += ["", "| build | time | target | met? |", "|---|---|---|---|"]
+        for label, limit in BOOK_TARGETS.items():
+            if label in builds:
+                t = builds[label]
+                failed = " (build FAILED)" if f"{label} FAILED" in builds else ""
+                lines.append(f"| {label} | {t:.0f} s{failed} | < {limit} s "
+                             f"| {'yes' if t < limit and not failed else 'no'} |")
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=1, help="runs of each bench script")
+    parser.add_argument("--no-book", action="store_true", help="skip book_speed.py")
+    parser.add_argument("--only", default="", help="comma-separated modules to (re)run")
+    parser.add_argument("--report-only", action="store_true", help="only rewrite results.md")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    modules = args.only.split(",") if args.only else MODULES
+    if not args.report_only:
+        for m in modules:
+            for k in range(args.runs):
+                run(f"bench_{m}.py")
+                os.replace(OUT / f"{m}.json", OUT / f"{m}.run{k}.json")
+            for old in OUT.glob(f"{m}.run*.json"):       # drop runs left from a longer series
+                if int(old.stem.split("run")[-1]) >= args.runs:
+                    old.unlink()
+        if not args.no_book and not args.only:
+            run("book_speed.py")
+    rows = []
+    for m in MODULES:
+        runs = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{m}.run*.json"))]
+        rows += merge(runs) if runs else []
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    text = [
+        "# Benchmark results", "",
+        f"Written by `make bench` (benchmarks/run.py) on {now}; {platform.python_version()}, "
+        f"{os.cpu_count()} cores (load average {load:.1f} when written), "
+        "OPENBLAS_NUM_THREADS=1.", "",
+        "Each case: lib and peer are first checked to give the same answer (assert, "
+        "tolerance in the table), then timed in the same process, interleaved, "
+        "after a warm-up call; times are medians of 5 repetitions (each the mean of "
+        "enough calls to last 50 ms), and with several runs of a script the median "
+        "over runs. Ratio = lib time / peer time, lower is better. Peak memory: "
+        "tracemalloc's peak of what one call allocates (numpy buffers are traced; "
+        "plain malloc inside C extensions and BLAS work space are not).", "",
+        "## lib against its peers", "", *module_table(rows), "",
+        "## The book's own speed", "",
+        "Chapters executed one by one with nbclient after jupytext conversion "
+        "(benchmarks/book_speed.py). Each interactive figure's callback (the `plot` "
+        "passed to `lib.widgets.interactive_figure`) is called 7 times, the default "
+        "settings and then one control moved per call.", "", *book_tables(), ""]
+    (HERE / "results.md").write_text("\n".join(text))
+    print(f"wrote {HERE / 'results.md'}")
+
+
+if __name__ == "__main__":
+    main()
