@@ -10,12 +10,13 @@ import os
 import re
 from pathlib import Path
 
+import jupytext
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
 from lib.grading import Checker, approx
-from lib.grading.checks import compare, encode, expected_value
+from lib.grading.checks import compare, encode, expected_value, judge
 from lib.grading.grade import ROOT, UNSHARE, grade, sandbox_prefix
 from lib.grading.source import parse, read_source, release, release_all
 
@@ -122,6 +123,9 @@ def test_compare_semantics():
     assert same({"a": 1.0}, {"a": 1}) and not same({"a": 1}, {"b": 1})
     assert not same(print, 1) and not same(..., 1)
     assert expected_value("approx(0.5, atol=0.1)")["$type"] == "approx"
+    for hostile in ({"$type": "dict"}, {"$type": "approx"}, [[1, 2], [3]], "abc"):
+        assert judge("x", {"value": hostile}, expected_value("[[1, 2], [3, 4]]"))[0] == "failed"
+    assert judge("x", "not a result", 1.0)[0] == "error"
 
 
 def test_check_reports_and_never_raises(capsys):
@@ -378,3 +382,13 @@ def test_total_time_limit_stops_a_submission(released, tmp_path):
     assert result["score"] == 0 and "stopped after 8 s" in result["output"]
     assert {t["status"] for t in result["tests"]} == {"timeout"}
     assert "slow,0,0,0,0,0,stopped after 8 s" in (tmp_path / "out" / "grades.csv").read_text()
+
+
+def test_ipynb_source_releases_like_the_md_source(tmp_path):
+    folder = tmp_path / NAME
+    folder.mkdir()
+    nbformat.write(jupytext.read(SOURCE_FILE), folder / f"{NAME}.ipynb")
+    (folder / "data.csv").write_text("x\n1\n")
+    [released] = release_all(folder, tmp_path / "out")
+    assert nbformat.read(released, as_version=4) == release(read_source(SOURCE))
+    assert (released.parent / "data.csv").exists()

@@ -172,9 +172,12 @@ def judge(expr, result, expected):
     got = result["value"]
     if isinstance(got, dict) and got.get("$type") == "ellipsis":
         return "error", f"`{result.get('name', expr)}` is still `...`: not answered yet"
-    if compare(got, expected):
-        return "passed", f"`{expr}` is right"
-    return "failed", f"`{expr}` gave {short(got)}, expected {short(expected)}"
+    try:  # ``got`` came from student code: malformed data fails, never crashes the grader
+        if compare(got, expected):
+            return "passed", f"`{expr}` is right"
+        return "failed", f"`{expr}` gave {short(got)}, expected {short(expected)}"
+    except Exception:  # noqa: BLE001
+        return "failed", f"`{expr}` gave a value that cannot be compared"
 
 
 def send_values(exprs, namespace):

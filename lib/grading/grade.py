@@ -163,7 +163,7 @@ def run_sandbox(data, filename, exercise, hide, extras, cell_timeout, timeout, m
         for line in text.splitlines():
             try:
                 event = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(event, dict):
                 events.append(event)

@@ -217,7 +217,7 @@ def release(exercise, instructor=False):
             continue
         if cell.cell_type == "code" and first == HIDDEN_TESTS:
             continue
-        meta = {k: v for k, v in cell.metadata.items() if k in ("tags",)}
+        meta = dict(cell.metadata)  # tags, figure captions (mystnb), ...
         if question:
             meta["grading"] = {"question": question}
         if cell.cell_type == "code" and first == PUBLIC_TESTS:
