@@ -346,22 +346,7 @@ class BayesNet:
             for j, name in enumerate(self.names):
                 if name not in data.keys():
                     continue
-                col = np.asarray(data[name])
-                if col.dtype == object or col.dtype.kind == "f":
-                    miss = np.array([_is_missing(v) for v in col.tolist()], dtype=bool)
-                else:
-                    miss = np.zeros(n, dtype=bool)
-                if miss.any():
-                    vals = col[~miss]
-                    if col.dtype == object:
-                        vals = np.array(vals.tolist())
-                else:
-                    vals = col
-                if vals.size:
-                    uniq, inv = np.unique(vals, return_inverse=True)
-                    codes = np.array([self._code(name, u.item() if hasattr(u, "item") else u, "data")
-                                      for u in uniq], dtype=np.int64)
-                    X[~miss, j] = codes[inv.ravel()]
+                X[:, j] = self._encode_column(name, data[name])
         if X.shape[0] == 0:
             raise ValueError("data are empty")
         if not allow_missing and np.any(X == _MISSING):
@@ -369,6 +354,23 @@ class BayesNet:
             raise ValueError(f"data have missing values (variable {self.names[j]!r}); "
                              "this method needs complete data")
         return X
+
+    def _encode_column(self, name, column):
+        """Codes of one column of labels (-1 for None / NaN): one vectorised
+        comparison per state; only values matching no state are examined one by one."""
+        arr = np.asarray(column)
+        if arr.ndim != 1:
+            arr = np.asarray(list(column), dtype=object)
+        codes = np.full(len(arr), -2, dtype=np.int64)
+        for state, k in self._state_code[name].items():
+            with np.errstate(all="ignore"):
+                hit = np.asarray(arr == state)
+            if hit.shape == codes.shape:
+                codes[hit & (codes == -2)] = k
+        for t in np.flatnonzero(codes == -2):
+            v = arr[t].item() if isinstance(arr[t], np.generic) else arr[t]
+            codes[t] = _MISSING if _is_missing(v) else self._code(name, v, "data")
+        return codes
 
     def decode(self, X):
         """Inverse of :meth:`encode`: a dict of columns of state labels."""
@@ -503,7 +505,10 @@ class BayesNet:
 
     def _order(self, factors, hidden, heuristic="min_fill"):
         """Greedy elimination order (min-fill, ties broken by min-weight) and the
-        number of variables / entries of the largest factor it creates."""
+        number of variables / entries of the largest factor it creates. Scores are
+        cached and only recomputed around the variable just eliminated."""
+        if heuristic not in ("min_fill", "min_weight", "min_neighbors"):
+            raise ValueError(f"unknown heuristic {heuristic!r}")
         card = self._arrays()["card"].tolist()
         nb = {}
         for scope, _ in factors:
@@ -512,31 +517,37 @@ class BayesNet:
         for u in nb:
             nb[u].discard(u)
         hidden = set(hidden)
+
+        def key(h):
+            ns = nb.get(h, ())
+            weight = math.prod(card[x] for x in ns) * card[h]
+            if heuristic == "min_fill":
+                fill = 0
+                for x in ns:
+                    fill += len(ns) - 1 - len(nb[x] & ns)
+                return (fill // 2, weight, h)
+            if heuristic == "min_weight":
+                return (0, weight, h)
+            return (len(ns), weight, h)
+
+        scores = {h: key(h) for h in hidden}
         order, widest, biggest = [], 0, 1
-        while hidden:
-            best, best_key, best_weight = None, None, None
-            for h in hidden:
-                ns = nb.get(h, set())
-                weight = math.prod(card[x] for x in ns) * card[h]
-                if heuristic == "min_fill":
-                    fill = sum(1 for x in ns for y in ns if x < y and y not in nb[x])
-                    key = (fill, weight, h)
-                elif heuristic == "min_weight":
-                    key = (weight, h)
-                elif heuristic == "min_neighbors":
-                    key = (len(ns), weight, h)
-                else:
-                    raise ValueError(f"unknown heuristic {heuristic!r}")
-                if best_key is None or key < best_key:
-                    best, best_key, best_weight = h, key, weight
+        while scores:
+            best = min(scores, key=scores.__getitem__)
+            biggest = max(biggest, scores.pop(best)[1])
             ns = nb.pop(best, set())
             widest = max(widest, len(ns) + 1)
-            biggest = max(biggest, best_weight)
             for x in ns:
                 nb[x].discard(best)
                 nb[x].update(ns - {x})
-            hidden.discard(best)
             order.append(best)
+            touched = set(ns)
+            if heuristic == "min_fill":
+                for x in ns:
+                    touched |= nb[x]
+            for h in touched:
+                if h in scores:
+                    scores[h] = key(h)
         return order, widest, biggest
 
     @staticmethod
@@ -551,9 +562,17 @@ class BayesNet:
             return np.ones(())
         return np.einsum(*ops, out, optimize=len(factors) > 3)
 
-    def _eliminate(self, q, ev, heuristic="min_fill"):
+    def _prepare(self, q, ev):
+        """Variables and evidence-reduced factors a query needs: barren variables
+        (not ancestors of the query or the evidence) are dropped. Parts cut off
+        from the query by the evidence are kept: their constant detects evidence of
+        probability zero."""
         relevant = self._relevant(list(q) + list(ev))
         factors = self._factors(relevant, ev)
+        return relevant, factors
+
+    def _eliminate(self, q, ev, heuristic="min_fill"):
+        relevant, factors = self._prepare(q, ev)
         # the plan depends only on which variables are queried / observed
         plans = self.__dict__.setdefault("_plans", {})
         key = (tuple(q), frozenset(ev), heuristic)
@@ -607,8 +626,7 @@ class BayesNet:
         Used in: Chapter 6, section "Variable elimination".
         """
         q, ev = self._check_query(variables, evidence)
-        relevant = self._relevant(list(q) + list(ev))
-        factors = self._factors(relevant, ev)
+        relevant, factors = self._prepare(q, ev)
         order, widest, biggest = self._order(factors, relevant - set(q) - set(ev), heuristic)
         return {"order": [self.names[h] for h in order], "largest_factor_vars": widest,
                 "largest_factor_size": biggest,
