@@ -127,7 +127,8 @@ def parse(nb, name="exercise"):
     """
     questions, current = {}, None
     for i, cell in enumerate(nb.cells, start=1):
-        where, first = f"{name}: cell {i}", _first_line(cell)
+        first = _first_line(cell)
+        where = f"{name}: cell {i} ({first[:40]!r})"
         if cell.cell_type == "markdown":
             continue
         if first == BEGIN_QUESTION:
