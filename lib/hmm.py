@@ -69,7 +69,7 @@ def _check_symbols(obs, n_symbols):
     if a.min() < 0 or a.max() >= n_symbols:
         raise ValueError(f"observation symbols must lie in 0..{n_symbols - 1}, "
                          f"got values from {a.min()} to {a.max()}")
-    return a.astype(np.intp)
+    return a.astype(np.intp, copy=False)
 
 
 def _blocks(n_steps, shorter=1):
@@ -114,8 +114,10 @@ def _unblock(blocked, first, T):
     """Messages stored as ``blocked[k, :, b]`` back in time order, with the message at
     time 0 (``first``) put in front: shape ``(T, N)``."""
     L, N, B = blocked.shape
-    rest = blocked.transpose(2, 0, 1).reshape(B * L, N)[: T - 1]
-    return np.vstack([first, rest])
+    out = np.empty((B * L + 1, N))
+    out[0] = first
+    out[1:].reshape(B, L, N)[...] = blocked.transpose(2, 0, 1)
+    return out[:T]
 
 
 def _parallel(x, y, atol=1e-7):
@@ -306,9 +308,9 @@ class HMM:
     def _blocked(self, obs, table, shorter=1):
         """``table[:, obs[1 + b L + k]]`` as ``out[:, k, b]``, and the block sizes ``(B, L, r)``."""
         B, L, r = _blocks(len(obs) - 1, shorter)
-        index = np.zeros(B * L, dtype=np.intp)
-        index[: len(obs) - 1] = obs[1:]
-        return np.take(table, index.reshape(B, L).T.copy(), axis=1), (B, L, r)
+        index = np.zeros((B, L), dtype=np.intp)              # index[b, k] = obs[1 + b L + k]
+        index.reshape(-1)[: len(obs) - 1] = obs[1:]
+        return np.take(table, index.T, axis=1), (B, L, r)
 
     def _block_products(self, Eb, r):
         """Products of the one-step matrices ``A diag(E_t)`` over each block.
@@ -572,16 +574,19 @@ class HMM:
             total = 0.0
             for obs in sequences:
                 alpha, beta, log_likelihood = self._forward_backward(obs)
-                E = self._likelihoods(obs)
                 total += log_likelihood
-                gamma = alpha * beta                      # smoothed P(X_t = i | all e)
-                gamma /= np.maximum(gamma.sum(axis=1, keepdims=True), _TINY)
-                start_counts += gamma[0]
                 if len(obs) > 1:
                     # xi_t(i, j) is proportional to alpha_t(i) A_ij E_{t+1}(j) beta_{t+1}(j)
-                    w = E[1:] * beta[1:]
-                    norm = np.maximum(((w @ self.transition.T) * alpha[:-1]).sum(axis=1), _TINY)
-                    transition_counts += self.transition * ((alpha[:-1] / norm[:, None]).T @ w)
+                    w = self._likelihoods(obs[1:])
+                    w *= beta[1:]
+                    norm = np.maximum(np.einsum("ti,ti->t", w @ self.transition.T, alpha[:-1]), _TINY)
+                    alpha[:-1] /= norm[:, None]               # (rows of gamma are renormalised)
+                    transition_counts += self.transition * (alpha[:-1].T @ w)
+                    del w
+                gamma = alpha                                 # smoothed P(X_t = i | all e)
+                gamma *= beta
+                gamma /= np.maximum(gamma.sum(axis=1, keepdims=True), _TINY)
+                start_counts += gamma[0]
                 for i in range(N):
                     emission_counts[i] += np.bincount(obs, weights=gamma[:, i], minlength=M)
             self.log_likelihoods_.append(total)
