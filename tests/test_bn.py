@@ -663,3 +663,16 @@ def test_hill_climbing_bic_at_least_as_good_as_pgmpy(pgmpy):
         theirs = pgmpy.estimators.BIC(df, state_names=states).score(dag)
     assert ours.score_ >= theirs - 1e-6
     assert ours.score(df, "bic") == pytest.approx(ours.score_)
+
+
+def test_encoding_of_label_types():
+    net = BayesNet([("Flag", [True, False]), ("N", [1, 2, 3], ["Flag"]), ("S", ["a", "b"])])
+    X = net.encode({"Flag": np.array([True, False, True]), "N": np.array([3, 1, 2]),
+                    "S": np.array(["b", "a", "b"], dtype=object)})
+    assert X.tolist() == [[0, 2, 1], [1, 0, 0], [0, 1, 1]]
+    with pytest.raises(ValueError, match="unknown state 'c' of variable 'S'"):
+        net.encode({"Flag": [True, True], "N": [1, 1], "S": ["a", "c"]})
+    with pytest.raises(ValueError, match="unknown state 7 of variable 'N'"):
+        net.encode({"Flag": [True], "N": [7], "S": ["a"]})
+    Xm = net.encode({"Flag": [None, True], "N": [1, float("nan")], "S": ["a", None]}, allow_missing=True)
+    assert Xm.tolist() == [[-1, 0, 0], [0, -1, -1]]
