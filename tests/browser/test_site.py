@@ -18,6 +18,10 @@ RAW_TEX = re.compile(r"\\(frac|sum|prod|mathbf|mathrm|left|right|begin|argmax|ar
 KNOWN_ERRORS = [
     # sphinx-book-theme includes sphinx-thebe's loader script twice on every page.
     "Identifier 'THEBE_JS_URL' has already been declared",
+    # The widget manager (html-manager 1.0.6) typesets widget labels through the MathJax 2
+    # API (MathJax.Hub.Queue); the book loads MathJax 3, which has no Hub. Labels without
+    # maths (all of ours) are unaffected.
+    "Cannot read properties of undefined (reading 'Queue')",
 ]
 
 
