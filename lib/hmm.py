@@ -28,6 +28,7 @@ import numpy as np
 
 _TINY = np.finfo(float).tiny
 VITERBI_SHORTER = 4      # Viterbi blocks are about sqrt(T) / 4 steps long
+MAX_ROUNDS = 4           # Viterbi corrections before falling back to the plain loop
 
 
 # ---------------------------------------------------------------------- validation
@@ -506,12 +507,14 @@ class HMM:
         starts[:, 0] = first
         D = np.empty((L, N, B))
         _viterbi_steps(starts, D, Eb, log_A, r, stop_early=False)
-        while True:
+        for attempt in range(MAX_ROUNDS + 1):
             wanted = np.column_stack([first, D[last[:-1], :, np.arange(B - 1)].T])
             if _parallel(wanted, starts).all():
                 break
             starts = wanted
             _viterbi_steps(starts, D, Eb, log_A, r, stop_early=True)
+        else:      # scores that never forget their start (e.g. a state that never changes)
+            return self.viterbi_plain(obs)
         # trace back: D[k, :, b] + log_A[:, j] scores the predecessors of state j
         end = D[last, :, np.arange(B)].argmax(axis=1)       # guessed last state per block
         path = np.empty((L, B), dtype=np.intp)
@@ -522,13 +525,15 @@ class HMM:
             if k == r - 1:                                  # the last block ends here
                 state[-1] = end[-1]
             path[k] = state
-        while True:                                         # correct the guesses
+        for attempt in range(MAX_ROUNDS + 1):               # correct the guesses
             before = (D[last[:-1], :, np.arange(B - 1)] + log_A[:, path[0, 1:]].T).argmax(axis=1)
             todo = np.flatnonzero(before != end[:-1])
             if not todo.size:
                 break
             end[todo] = before[todo]
             _trace_back(D, log_A, path, last, end, todo)
+        else:
+            return self.viterbi_plain(obs)
         state_0 = int((first + log_A[:, path[0, 0]]).argmax())
         states = np.concatenate([[state_0], path.T.ravel()[: T - 1]])
         log_p = (first[state_0] + log_A[states[:-1], states[1:]].sum()
