@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +36,7 @@ from nbclient import NotebookClient
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUT = HERE / "out"
-CALLS = 7
+CALLS = 5
 
 BEFORE = """\
 import lib.widgets as _bench_widgets
@@ -51,6 +52,9 @@ AFTER = """\
 import json as _json, statistics as _st, time as _time
 import numpy as _np, ipywidgets as _ipw, matplotlib.pyplot as _plt
 from lib.widgets import figure_png as _figure_png
+import sys as _sys
+_sys.path.insert(0, %(here)r)
+from book_speed import matplotlib_share
 
 def _bench_values(c):
     if hasattr(c, "_options_values"):
@@ -82,11 +86,42 @@ for _plot, _controls, _fixed in _bench_calls:
         _plt.close(_fig)
         _plain.append(_t1 - _t0)
         _png.append(_t2 - _t0)
+    _share = matplotlib_share(lambda: _plt.close(_plot(**_default, **_fixed)))
     _bench_out.append(dict(callback=f"{_plot.__module__}.{_plot.__name__}", calls=len(_plain),
                            median=_st.median(_plain), max=max(_plain),
-                           median_png=_st.median(_png), max_png=max(_png)))
+                           median_png=_st.median(_png), max_png=max(_png), matplotlib=_share))
 print("BENCH-JSON" + _json.dumps(_bench_out))
 """
+
+
+def matplotlib_share(call, repeat=3):
+    """Fraction of ``call()``'s time spent inside matplotlib (or PIL), by sampling: a
+    thread looks at the calling thread's stack every 0.5 ms while ``call`` runs
+    ``repeat`` times, and counts the samples with a matplotlib frame on the stack."""
+    caller, hits, done = threading.get_ident(), [0, 0], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            frame = sys._current_frames().get(caller)
+            inside = False
+            while frame is not None and not inside:
+                path = frame.f_code.co_filename
+                inside = "/matplotlib/" in path or "/PIL/" in path
+                frame = frame.f_back
+            hits[inside] += 1
+            time.sleep(0.0005)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        for _ in range(repeat):
+            call()
+    finally:
+        done.set()
+        sampler.join()
+        sys.setswitchinterval(switch)
+    return hits[1] / max(1, sum(hits))
 
 
 def _seconds(stamp):
@@ -97,7 +132,7 @@ def run_chapter(path):
     nb = jupytext.read(path)
     n_own = len(nb.cells)
     nb.cells.insert(0, nbformat.v4.new_code_cell(BEFORE))
-    nb.cells.append(nbformat.v4.new_code_cell(AFTER % {"calls": CALLS}))
+    nb.cells.append(nbformat.v4.new_code_cell(AFTER % {"calls": CALLS, "here": str(HERE)}))
     t0 = time.perf_counter()
     NotebookClient(nb, timeout=1200, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
@@ -112,7 +147,8 @@ def run_chapter(path):
           flush=True)
     for cb in callbacks:
         print(f"    {cb['callback']:45s} median {cb['median'] * 1e3:7.1f} ms, "
-              f"with PNG {cb['median_png'] * 1e3:7.1f} ms", flush=True)
+              f"with PNG {cb['median_png'] * 1e3:7.1f} ms, {cb['matplotlib']:.0%} in matplotlib",
+              flush=True)
     return row
 
 
