@@ -1409,7 +1409,9 @@ def plot_network(net, ax=None, pos=None, node_text=None, colors=None, title=None
                                      lw=1.1, zorder=1, shrinkA=0, shrinkB=0))
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
-    ax.set_xlim(min(xs) - bw, max(xs) + bw)
+    half = max((max(xs) - min(xs)) / 2 + bw, 1.4)  # narrow graphs keep narrow boxes
+    mid = (max(xs) + min(xs)) / 2
+    ax.set_xlim(mid - half, mid + half)
     ax.set_ylim(min(ys) - bh, max(ys) + bh)
     ax.set_aspect("auto")
     ax.axis("off")
