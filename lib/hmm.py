@@ -540,6 +540,14 @@ class HMM:
                  + log_B[states[1:], obs[1:]].sum())
         return states, float(log_p)
 
+    def predict(self, obs):
+        """The Viterbi path (scikit-learn style name for :meth:`viterbi`'s first result)."""
+        return self.viterbi(obs)[0]
+
+    def predict_proba(self, obs):
+        """The smoothed state probabilities (scikit-learn style name for :meth:`smooth`)."""
+        return self.smooth(obs)
+
     # ------------------------------------------------------------------ learning
     def fit(self, sequences, n_iter=100, tol=1e-6):
         """Baum-Welch (EM): re-estimate all parameters from observation sequences.

@@ -106,6 +106,8 @@ def test_against_hmmlearn(n, m, T):
     assert log_p == pytest.approx(ref_log_p, rel=1e-10)
     same_or_tie(h, obs, path, ref_path)
     np.testing.assert_allclose(h.smooth(obs), ref.predict_proba(X), atol=1e-10)
+    np.testing.assert_allclose(h.predict_proba(obs), ref.predict_proba(X), atol=1e-10)
+    same_or_tie(h, obs, h.predict(obs), ref.predict(X))
 
 
 @pytest.mark.parametrize("n, m, lengths", [(2, 3, [400]), (3, 6, [300, 50, 1000]), (8, 20, [3000])])
