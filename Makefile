@@ -88,5 +88,5 @@ serve:
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory $(BUILD)/html
 
 clean:
-	rm -rf $(BUILD) _generated .pytest_cache
+	rm -rf $(BUILD) _generated .pytest_cache chapters/*.ipynb
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
