@@ -103,6 +103,11 @@ def _rescale_steps(Eb):
     return due
 
 
+def _ending(last, L):
+    """``{k: blocks whose last step is k}`` for the blocks that end before step ``L - 1``."""
+    return {int(k): np.flatnonzero(last == k) for k in np.unique(last) if k < L - 1}
+
+
 def _fold_scales(P, log_scale, top):
     """``exp(log_scale - top)`` folded into the rows of ``P``; ``safe[b]`` is False where
     a row's factor is so small that folding might lose it (then use logarithms)."""
@@ -305,7 +310,9 @@ class HMM:
     # -------------------------------------------------------------- fast versions
     # Layout: the one-step likelihoods of all blocks are stored as Eb[:, k, b] (state,
     # step in block, block), so every array handled inside a loop has the blocks on
-    # its last axis and numpy's inner loops run over the many blocks.
+    # its last axis and numpy's inner loops run over the many blocks. Several sequences
+    # are cut into blocks of the same length and processed together; each sequence's
+    # last block may be shorter (``last[b]`` is the last step of block ``b``).
     def _blocked(self, obs, table, shorter=1):
         """``table[:, obs[1 + b L + k]]`` as ``out[:, k, b]``, and the block sizes ``(B, L, r)``."""
         B, L, r = _blocks(len(obs) - 1, shorter)
@@ -313,7 +320,27 @@ class HMM:
         index.reshape(-1)[: len(obs) - 1] = obs[1:]
         return np.take(table, index.T, axis=1), (B, L, r)
 
-    def _block_products(self, Eb, r):
+    def _layout(self, seqs):
+        """Blocks of several sequences (each of length >= 2) side by side.
+
+        Returns ``Eb`` (shape ``(N, L, B)``, ``Eb[:, k, b]`` the likelihoods at step
+        ``k`` of block ``b``), ``last`` (the last step of each block) and, for each
+        sequence, the range ``(b0, b1)`` of its blocks.
+        """
+        steps = [len(s) - 1 for s in seqs]
+        L = max(1, min(int(np.ceil(np.sqrt(sum(steps)))), max(steps)))
+        counts = [-(-n // L) for n in steps]
+        index = np.zeros((sum(counts), L), dtype=np.intp)   # index[b, k]: the symbol
+        last = np.full(sum(counts), L - 1)
+        ranges, b0 = [], 0
+        for obs, n, c in zip(seqs, steps, counts):
+            index[b0:b0 + c].reshape(-1)[:n] = obs[1:]
+            last[b0 + c - 1] = n - (c - 1) * L - 1
+            ranges.append((b0, b0 + c))
+            b0 += c
+        return np.take(self.emission, index.T, axis=1), last, ranges
+
+    def _block_products(self, Eb, last):
         """Products of the one-step matrices ``A diag(E_t)`` over each block.
 
         Returns ``(P, log_scale)``, shapes ``(B, N, N)`` and ``(B, N)``: the product for
@@ -324,8 +351,10 @@ class HMM:
         P = np.repeat(np.eye(N)[:, :, None], B, axis=2)    # P[i, j, b], identity at first
         Q = np.empty_like(P)
         log_scale = np.zeros((N, B))
+        short = _ending(last, L)                            # blocks ending before step L-1
         due = _rescale_steps(Eb)
-        due[[r - 1, L - 1]] = True
+        due[list(short) + [L - 1]] = True
+        kept = []
         for k in range(L):
             np.matmul(A_T, P, out=Q)                        # Q[i, j] = sum_m P[i, m] A[m, j]
             Q *= Eb[None, :, k, :]
@@ -333,53 +362,60 @@ class HMM:
                 s = np.maximum(Q.sum(axis=1), _TINY)        # (a dead row stays 0)
                 Q /= s[:, None, :]
                 log_scale += np.log(s)
-            if k == r - 1:                                  # the last block ends here
-                last = Q[:, :, -1].copy(), log_scale[:, -1].copy()
+            if k in short:                                  # some blocks end here
+                cols = short[k]
+                kept.append((cols, Q[:, :, cols].copy(), log_scale[:, cols].copy()))
             P, Q = Q, P
-        P[:, :, -1], log_scale[:, -1] = last
+        for cols, P_cols, scale_cols in kept:
+            P[:, :, cols], log_scale[:, cols] = P_cols, scale_cols
         return P.transpose(2, 0, 1).copy(), log_scale.T.copy()
 
-    def _forward_boundaries(self, first, P, log_scale):
-        """Filtered message just before every block, and the log-likelihood."""
+    def _forward_boundaries(self, firsts, P, log_scale, ranges):
+        """Filtered message just before every block, and each sequence's log-likelihood."""
         B = len(P)
-        total = first.sum()
-        if not total > 0:
-            return np.full((B, self.n_states), 1.0 / self.n_states), -np.inf
-        alpha = first / total
         top = log_scale.max(axis=1)
         F, safe = _fold_scales(P, log_scale, top)
-        at_start = np.empty((B, self.n_states))
-        totals = np.empty(B)
-        for b in range(B):
-            at_start[b] = alpha
-            if safe[b]:
-                message = alpha @ F[b]
-            else:                                           # rows of very different size
-                with np.errstate(divide="ignore"):
-                    w = np.log(alpha) + log_scale[b]
-                message = np.exp(w - w.max()) @ P[b]
-                top[b] = w.max()
-            totals[b] = message.sum()
-            if not totals[b] > 0:
-                return at_start, -np.inf
-            alpha = message / totals[b]
-        return at_start, float(np.log(total) + np.log(totals).sum() + top.sum())
-
-    def _backward_boundaries(self, P, log_scale):
-        """Backward message at the end of every block (rows sum to 1)."""
-        B = len(P)
-        F, safe = _fold_scales(P, log_scale, log_scale.max(axis=1))
-        beta = np.full(self.n_states, 1.0 / self.n_states)
-        at_end = np.empty((B, self.n_states))
-        for b in range(B - 1, -1, -1):
-            at_end[b] = beta
-            if safe[b]:
-                message = F[b] @ beta
+        at_start = np.full((B, self.n_states), 1.0 / self.n_states)
+        totals = np.ones(B)
+        log_likelihoods = []
+        for first, (b0, b1) in zip(firsts, ranges):
+            total = first.sum()
+            alpha = first / max(total, _TINY)
+            for b in range(b0, b1):
+                if not total > 0:                           # an impossible sequence
+                    break
+                at_start[b] = alpha
+                if safe[b]:
+                    message = alpha @ F[b]
+                else:                                       # rows of very different size
+                    with np.errstate(divide="ignore"):
+                        w = np.log(alpha) + log_scale[b]
+                    message = np.exp(w - w.max()) @ P[b]
+                    top[b] = w.max()
+                total = totals[b] = message.sum()
+                alpha = message / max(total, _TINY)
+            if total > 0:
+                log_likelihoods.append(float(np.log(first.sum()) + np.log(totals[b0:b1]).sum()
+                                             + top[b0:b1].sum()))
             else:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    w = np.log(P[b] @ beta) + log_scale[b]
-                    message = np.exp(w - w.max())
-            beta = message / message.sum()
+                log_likelihoods.append(-np.inf)
+        return at_start, log_likelihoods
+
+    def _backward_boundaries(self, P, log_scale, ranges):
+        """Backward message at the end of every block (rows sum to 1)."""
+        F, safe = _fold_scales(P, log_scale, log_scale.max(axis=1))
+        at_end = np.empty((len(P), self.n_states))
+        for b0, b1 in ranges:
+            beta = np.full(self.n_states, 1.0 / self.n_states)
+            for b in range(b1 - 1, b0 - 1, -1):
+                at_end[b] = beta
+                if safe[b]:
+                    message = F[b] @ beta
+                else:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        w = np.log(P[b] @ beta) + log_scale[b]
+                        message = np.exp(w - w.max())
+                beta = message / max(message.sum(), _TINY)
         return at_end
 
     def _forward_fill(self, Eb, at_start):
@@ -395,32 +431,46 @@ class HMM:
             a /= np.maximum(a.sum(axis=0), _TINY)
         return alpha
 
-    def _backward_fill(self, Eb, r, at_end):
-        """Backward messages at every step of every block, and at time 0."""
+    def _backward_fill(self, Eb, last, at_end):
+        """Backward messages at every step of every block, and at each block's start."""
         N, L, B = Eb.shape
         beta = np.empty((L, N, B))
         b_ = np.ascontiguousarray(at_end.T)
+        short = _ending(last, L)
         for k in range(L - 1, -1, -1):
-            if k == r - 1:                                  # the last block ends here
-                b_[:, -1] = at_end[-1]
+            if k in short:                                  # these blocks end here
+                b_[:, short[k]] = at_end[short[k]].T
             beta[k] = b_
             b_ = self.transition @ (Eb[:, k, :] * b_)
             b_ /= np.maximum(b_.sum(axis=0), _TINY)
-        return beta, b_[:, 0]
+        return beta, b_
+
+    def _forward_backward_many(self, seqs):
+        """``[(alpha, beta, log_likelihood), ...]``, one per checked sequence (fast)."""
+        results = [None] * len(seqs)
+        firsts = [self.start * self.emission[:, obs[0]] for obs in seqs]
+        heads = [f / max(f.sum(), _TINY) for f in firsts]
+        long_ = [i for i, obs in enumerate(seqs) if len(obs) > 1]
+        for i in set(range(len(seqs))) - set(long_):
+            with np.errstate(divide="ignore"):
+                results[i] = (heads[i][None], np.full((1, self.n_states), 1.0 / self.n_states),
+                              float(np.log(firsts[i].sum())))
+        if long_:
+            Eb, last, ranges = self._layout([seqs[i] for i in long_])
+            P, log_scale = self._block_products(Eb, last)
+            at_start, log_likelihoods = self._forward_boundaries([firsts[i] for i in long_], P, log_scale, ranges)
+            alpha = self._forward_fill(Eb, at_start)
+            beta, beta_starts = self._backward_fill(Eb, last, self._backward_boundaries(P, log_scale, ranges))
+            del Eb, P
+            for i, (b0, b1), ll in zip(long_, ranges, log_likelihoods):
+                T = len(seqs[i])
+                results[i] = (_unblock(alpha[:, :, b0:b1], heads[i], T),
+                              _unblock(beta[:, :, b0:b1], beta_starts[:, b0], T), ll)
+        return results
 
     def _forward_backward(self, obs):
-        """``(alpha, beta, log_likelihood)`` for a checked sequence (fast version)."""
-        first = self.start * self.emission[:, obs[0]]
-        head = first / max(first.sum(), _TINY)
-        if len(obs) == 1:
-            with np.errstate(divide="ignore"):
-                return head[None], np.full((1, self.n_states), 1.0 / self.n_states), float(np.log(first.sum()))
-        Eb, (B, L, r) = self._blocked(obs, self.emission)
-        P, log_scale = self._block_products(Eb, r)
-        at_start, log_likelihood = self._forward_boundaries(first, P, log_scale)
-        alpha = _unblock(self._forward_fill(Eb, at_start), head, len(obs))
-        beta, beta_0 = self._backward_fill(Eb, r, self._backward_boundaries(P, log_scale))
-        return alpha, _unblock(beta, beta_0, len(obs)), log_likelihood
+        """``(alpha, beta, log_likelihood)`` for one checked sequence (fast version)."""
+        return self._forward_backward_many([obs])[0]
 
     def log_likelihood(self, obs):
         """``log P(e_1..e_T)`` under the model (fast; finite for 10^6-step sequences).
@@ -432,9 +482,9 @@ class HMM:
         if len(obs) == 1:
             with np.errstate(divide="ignore"):
                 return float(np.log(first.sum()))
-        Eb, (B, L, r) = self._blocked(obs, self.emission)
-        P, log_scale = self._block_products(Eb, r)
-        return self._forward_boundaries(first, P, log_scale)[1]
+        Eb, last, ranges = self._layout([obs])
+        P, log_scale = self._block_products(Eb, last)
+        return self._forward_boundaries([first], P, log_scale, ranges)[1][0]
 
     def forward(self, obs):
         """Filtered distributions and log-likelihood: fast version of :meth:`forward_plain`.
@@ -448,10 +498,10 @@ class HMM:
         if len(obs) == 1:
             with np.errstate(divide="ignore"):
                 return head[None], float(np.log(first.sum()))
-        Eb, (B, L, r) = self._blocked(obs, self.emission)
-        P, log_scale = self._block_products(Eb, r)
-        at_start, log_likelihood = self._forward_boundaries(first, P, log_scale)
-        return _unblock(self._forward_fill(Eb, at_start), head, len(obs)), log_likelihood
+        Eb, last, ranges = self._layout([obs])
+        P, log_scale = self._block_products(Eb, last)
+        at_start, log_likelihoods = self._forward_boundaries([first], P, log_scale, ranges)
+        return _unblock(self._forward_fill(Eb, at_start), head, len(obs)), log_likelihoods[0]
 
     def filter(self, obs):
         """``P(X_t = i | e_1..e_t)`` for every ``t``: an array of shape ``(T, N)``.
@@ -585,8 +635,7 @@ class HMM:
             transition_counts = np.zeros((N, N))
             emission_counts = np.zeros((N, M))
             total = 0.0
-            for obs in sequences:
-                alpha, beta, log_likelihood = self._forward_backward(obs)
+            for obs, (alpha, beta, log_likelihood) in zip(sequences, self._forward_backward_many(sequences)):
                 total += log_likelihood
                 if len(obs) > 1:
                     # xi_t(i, j) is proportional to alpha_t(i) A_ij E_{t+1}(j) beta_{t+1}(j)

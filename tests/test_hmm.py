@@ -110,7 +110,8 @@ def test_against_hmmlearn(n, m, T):
     same_or_tie(h, obs, h.predict(obs), ref.predict(X))
 
 
-@pytest.mark.parametrize("n, m, lengths", [(2, 3, [400]), (3, 6, [300, 50, 1000]), (8, 20, [3000])])
+@pytest.mark.parametrize("n, m, lengths", [(2, 3, [400]), (3, 6, [300, 50, 1000]), (8, 20, [3000]),
+                                           (2, 4, [1, 2, 7, 500, 33, 1, 64])])
 def test_baum_welch_update_equals_hmmlearn(n, m, lengths):
     rng = np.random.default_rng(sum(lengths))
     truth = random_hmm(rng, n, m)
@@ -139,6 +140,22 @@ def test_baum_welch_log_likelihood_never_decreases_and_recovers_casino():
     assert h.n_iter_ < 300                  # stopped by the tolerance
     np.testing.assert_allclose(h.transition, casino.transition, atol=0.05)
     np.testing.assert_allclose(h.emission, casino.emission, atol=0.05)
+
+
+def test_several_sequences_at_once_equal_one_at_a_time():
+    rng = np.random.default_rng(11)
+    h = random_hmm(rng, 3, 4)
+    seqs = [h.sample(T, rng)[1] for T in (1, 2, 3, 50, 999, 17, 1)]
+    together = h._forward_backward_many(seqs)
+    for obs, (alpha, beta, ll) in zip(seqs, together):
+        alpha_p, ll_p = h.forward_plain(obs)
+        np.testing.assert_allclose(alpha, alpha_p, atol=1e-12)
+        np.testing.assert_allclose(beta, h.backward_plain(obs), atol=1e-12)
+        assert ll == pytest.approx(ll_p, rel=1e-11)
+    # an impossible sequence among possible ones
+    det = HMM([1, 0], [[0, 1], [1, 0]], [[1, 0], [0, 1]])
+    lls = [ll for _, _, ll in det._forward_backward_many([np.array([0, 1, 0]), np.array([0, 0, 1, 1] * 9), np.array([0, 1])])]
+    assert lls[0] == 0.0 and lls[1] == -np.inf and lls[2] == 0.0
 
 
 def test_fit_accepts_one_array_and_keeps_rows_without_counts():
