@@ -341,3 +341,26 @@ def load_iris_uci(columns=("petal_length", "petal_width")):
     table = np.array(rows, dtype=object)
     X = table[:, [header.index(c) for c in columns]].astype(float)
     return X, table[:, 4].astype(str), columns
+
+
+NETWORKS = ("alarm", "asia", "sachs")
+
+
+def load_network(name):
+    """A standard Bayesian network shipped in ``data/networks/`` as a ``lib.bn.BayesNet``.
+
+    ``name`` is ``"alarm"`` (37 variables), ``"asia"`` (8) or ``"sachs"`` (11): the bnlearn
+    repository's BIF files as packaged by pgmpy (provenance: data/README.md). The path is
+    found from the package, so it works from any working folder.
+    Used in: Chapter 6, sections on variable elimination and structure learning.
+
+    Examples
+    --------
+    >>> len(load_network("asia").names)
+    8
+    """
+    from lib.bn import read_bif
+
+    if name not in NETWORKS:
+        raise ValueError(f"unknown network {name!r}; choose from {NETWORKS}")
+    return read_bif(Path(__file__).resolve().parents[1] / "data" / "networks" / f"{name}.bif.gz")

@@ -229,3 +229,13 @@ def test_counts_check_names_the_problem():
         datasets.check_newsgroups_counts(posts, {"sci.space": (2, 0)})
     datasets.check_newsgroups_counts(posts, {"sci.space": (1, 0)})
     assert np.array_equal(datasets.TextCorpus(["a"], np.array([0]), ["g"], ["f"]).target, [0])
+
+
+def test_load_network_reads_the_shipped_networks_from_any_folder(tmp_path, monkeypatch):
+    from lib.datasets import load_network
+
+    monkeypatch.chdir(tmp_path)
+    sizes = {name: len(load_network(name).names) for name in ("alarm", "asia", "sachs")}
+    assert sizes == {"alarm": 37, "asia": 8, "sachs": 11}
+    with pytest.raises(ValueError, match="unknown network"):
+        load_network("child")
