@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUT = HERE / "out"
 CALLS = 5
+BUILD_TIMEOUT = 600  # seconds; twice the clean-build target
 
 BEFORE = """\
 import lib.widgets as _bench_widgets
@@ -163,13 +165,19 @@ def time_book_builds():
         times = {}
         for label in ("clean make book", "unchanged rebuild"):
             t0 = time.perf_counter()
-            done = subprocess.run(["make", "-C", str(tree), "book", f"VENV={venv}"], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            make = subprocess.Popen(["make", "-C", str(tree), "book", f"VENV={venv}"], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    start_new_session=True)
+            try:
+                log, code = make.communicate(timeout=BUILD_TIMEOUT)[0], make.returncode
+            except subprocess.TimeoutExpired:         # stop make and everything it started
+                os.killpg(make.pid, signal.SIGTERM)
+                log, code = make.communicate()[0], "timeout"
             times[label] = time.perf_counter() - t0
-            print(f"{label}: {times[label]:.1f} s (exit {done.returncode})", flush=True)
-            if done.returncode:
-                print(done.stdout[-3000:])
-                times[label + " FAILED"] = done.returncode
+            print(f"{label}: {times[label]:.1f} s (exit {code})", flush=True)
+            if code:
+                print(log[-3000:])
+                times[label + " FAILED"] = code
         return times
 
 
