@@ -33,6 +33,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import logsumexp
 
 
 def _label(value):
@@ -174,13 +175,12 @@ class _BaseNB:
         (possible only with ``alpha = 0``).
         """
         jll = self.predict_joint_log_proba(X)
-        top = jll.max(axis=1, keepdims=True)
-        if np.isneginf(top).any():
-            rows = np.flatnonzero(np.isneginf(top).ravel())
+        norm = logsumexp(jll, axis=1, keepdims=True)
+        if np.isneginf(norm).any():
+            rows = np.flatnonzero(np.isneginf(norm).ravel())
             raise ValueError(
                 f"every class has probability zero for example(s) {rows[:5].tolist()}: "
                 "a zero count with alpha=0 (use alpha > 0)")
-        norm = np.log(np.exp(jll - top).sum(axis=1, keepdims=True)) + top
         return jll - norm
 
     def predict_proba(self, X):
