@@ -4,24 +4,20 @@ Chapter 1 ("Bayesian learning") is built on this module: Bayes' theorem in log s
 (:func:`posterior`), a learner that updates a prior over hypotheses one observation at a
 time (:class:`DiscreteBayesLearner`), the five candy bags of the textbook example
 (:func:`candy_learner`), the Bayes optimal classifier and the Gibbs algorithm
-(:func:`bayes_optimal_classify`, :func:`gibbs_classify`, :func:`simulate_gibbs_vs_bayes`)
-and the chapter's plotting functions, each returning a matplotlib ``Figure``.
+(:func:`bayes_optimal_classify`, :func:`gibbs_classify`, :func:`simulate_gibbs_vs_bayes`).
+The chapter's figures are drawn in :mod:`lib.plots.bayes`.
 
 Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypotheses are
 1-D arrays of length ``H``; the last axis of every array is the hypothesis axis.
 """
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 from scipy.special import logsumexp
-
-from lib.plotting import new_figure
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
     "simulate_gibbs_vs_bayes", "interval_concepts",
     "CANDY_BAGS", "CANDY_LIME", "CANDY_PRIOR", "CANDY_PRIORS", "candy_learner",
-    "candy_posterior_table", "plot_candy_posteriors", "plot_candy_experiment",
-    "plot_gibbs_vs_bayes",
+    "candy_posterior_table",
 ]
 
 
@@ -440,133 +436,7 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     return np.array(bayes_error), np.array(gibbs_error)
 
 
-# ------------------------------------------------------------------------ figures
-_BAG_COLOURS = ("#b2182b", "#ef8a62", "#999999", "#67a9cf", "#1a9850")
-
-
-def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
-    """Figure 20.1 of the textbook: posteriors (left) and prediction (right) after limes.
-
-    Left: ``P(h_i | d_1..d_N)`` for ``N = 0..n_limes`` lime candies in a row. Right: the
-    Bayesian prediction ``P(d_{N+1} = lime | d_1..d_N)`` and, if ``show_map``, the
-    prediction of the MAP hypothesis alone.
-
-    Used in: Chapter 1, section "The candy bags".
-    """
-    learner = candy_learner(prior)
-    data = ["lime"] * n_limes
-    fig = new_figure((9, 3.6))
-    ax_post, ax_pred = fig.subplots(1, 2)
-    _draw_path(ax_post, ax_pred, learner, data, show_map=show_map)
-    ax_post.set_xlabel("number of lime candies observed, N")
-    ax_pred.set_xlabel("number of lime candies observed, N")
-    ax_post.set_title("(a) posterior of each bag")
-    ax_pred.set_title("(b) probability that the next candy is lime")
-    return fig
-
-
-def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
-    """Posterior curves on ``ax_post`` and predictive curves on ``ax_pred``."""
-    n = np.arange(len(data) + 1)
-    path = learner.posterior_path(data)
-    lime = learner.outcomes.index("lime")
-    for i, name in enumerate(CANDY_BAGS):
-        ax_post.plot(n, path[:, i], "o-", ms=3.5, color=_BAG_COLOURS[i],
-                     label=f"$P(h_{i + 1} \\mid \\mathbf{{d}})$")
-    ax_post.set_ylabel("posterior probability")
-    ax_post.set_ylim(-0.02, 1.02)
-    ax_post.legend(fontsize=8, loc="best")
-    pred = path @ learner.table[lime]
-    ax_pred.plot(n, pred, "o-", ms=3.5, color="k", label="Bayesian prediction")
-    if show_map:
-        map_pred = learner.table[lime, np.argmax(path, axis=1)]
-        ax_pred.plot(n, map_pred, "x--", drawstyle="steps-mid", color="tab:purple",
-                     label="MAP prediction")
-    ax_pred.set_ylabel("$P(d_{N+1} = \\mathrm{lime} \\mid d_1, \\dots, d_N)$")
-    ax_pred.set_ylim(-0.02, 1.05)
-    ax_pred.legend(fontsize=8, loc="lower right")
-    for ax in (ax_post, ax_pred):
-        ax.grid(alpha=0.3)
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=11, integer=True))
-
-
-def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
-    """Random draws from one bag: how posteriors and predictions evolve.
-
-    Draws ``n_candies`` candies from bag ``h_{true_bag}`` (1..5) with
-    ``np.random.default_rng(seed)`` and plots the posterior path (left) and the Bayesian
-    and MAP predictions of "lime" (right). The flavours drawn are marked along the
-    bottom of the right panel (green = lime, red = cherry). The callback of the
-    chapter's interactive figure; runs in a few tens of milliseconds.
-
-    Used in: Chapter 1, section "An interactive candy bag".
-
-    Parameters
-    ----------
-    prior : str or array_like
-        A key of :data:`CANDY_PRIORS` or an array of five probabilities.
-    true_bag : int
-        The bag candies are drawn from, 1..5.
-    n_candies : int
-        Number of candies drawn (0 or more).
-    seed : int
-        Seed of the random draws.
-    """
-    if isinstance(prior, str):
-        if prior not in CANDY_PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose one of {list(CANDY_PRIORS)}")
-        prior_name, prior = prior, CANDY_PRIORS[prior]
-    else:
-        prior_name = "custom"
-    if true_bag not in range(1, 6):
-        raise ValueError(f"true_bag must be 1..5, got {true_bag!r}")
-    if n_candies < 0:
-        raise ValueError(f"n_candies must be non-negative, got {n_candies}")
-    learner = candy_learner(prior)
-    data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
-    fig = new_figure((9, 3.6))
-    ax_post, ax_pred = fig.subplots(1, 2)
-    try:
-        _draw_path(ax_post, ax_pred, learner, data, show_map=True)
-    except ValueError:
-        # every bag with nonzero prior has been ruled out (e.g. a cherry after a prior
-        # that allows only all-lime bags): say so instead of failing the widget
-        for ax in (ax_post, ax_pred):
-            ax.text(0.5, 0.5, "data impossible under the prior:\nposterior undefined",
-                    ha="center", va="center", transform=ax.transAxes)
-    n = np.arange(1, n_candies + 1)
-    is_lime = np.array([d == "lime" for d in data], dtype=bool)
-    ax_pred.scatter(n[is_lime], np.zeros(is_lime.sum()), marker="|", s=80, color="#1a9850")
-    ax_pred.scatter(n[~is_lime], np.zeros((~is_lime).sum()), marker="|", s=80, color="#b2182b")
-    n_lime = int(is_lime.sum())
-    fig.suptitle(f"{prior_name} prior, true bag $h_{true_bag}$: "
-                 f"{n_lime} lime and {n_candies - n_lime} cherry in {n_candies} draws "
-                 f"(seed {seed})", fontsize=10)
-    ax_post.set_xlabel("candies drawn, N")
-    ax_pred.set_xlabel("candies drawn, N")
-    return fig
-
-
-def plot_gibbs_vs_bayes(n_train, bayes_error, gibbs_error):
-    """Error rates of the Bayes optimal classifier and the Gibbs algorithm against ``m``,
-    with twice the Bayes optimal error as a dashed bound.
-
-    Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
-    """
-    fig = new_figure((6, 3.6))
-    ax = fig.subplots()
-    ax.plot(n_train, bayes_error, "o-", color="tab:blue", label="Bayes optimal")
-    ax.plot(n_train, gibbs_error, "s-", color="tab:orange", label="Gibbs")
-    ax.plot(n_train, 2 * np.asarray(bayes_error), "--", color="tab:blue",
-            label="2 x Bayes optimal")
-    ax.set_xlabel("number of training examples, m")
-    ax.set_ylabel("test error rate")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    return fig
-
-
+# ------------------------------------------------------------------------ tables
 def candy_posterior_table(n_limes=10, prior=CANDY_PRIOR, digits=4):
     """Markdown table of ``P(h_i | N limes)`` and ``P(next is lime | N limes)``, N = 0..n_limes.
 

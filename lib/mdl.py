@@ -7,18 +7,17 @@ learning as maximum compression) and section 20.2.5 (penalised structure scores)
 Conventions: log likelihoods are natural logarithms (as numpy and scipy return
 them); code lengths are in bits. A code length is never negative, so every function
 that turns probabilities into bits refuses probabilities above 1 (and positive log
-likelihoods, which would come from densities rather than probabilities).
+likelihoods, which would come from densities rather than probabilities). The
+chapter's figures are drawn in :mod:`lib.plots.mdl`.
 """
 import numpy as np
 from scipy.special import log_ndtr, xlogy
-
-from lib.plotting import new_figure
 
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
     "bic", "mdl_select", "gaussian_bin_log_likelihood", "polynomial_data",
     "polynomial_scores", "check_dag", "bn_n_params", "bn_log_likelihood",
-    "sample_binary_network", "plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl",
+    "sample_binary_network",
 ]
 
 LN2 = np.log(2.0)
@@ -327,73 +326,3 @@ def sample_binary_network(parents, probs, n, rng):
         config = data[:, list(pa)] @ (2 ** np.arange(len(pa))[::-1]) if pa else 0
         data[:, i] = rng.random(int(n)) < p[config]
     return data
-
-
-# ------------------------------------------------------------------------ plots
-def plot_description_lengths(names, data, model, ax=None, title=None, baseline=True):
-    """Stacked bars of data bits and model bits per candidate; the shortest is starred.
-
-    With ``baseline`` the smallest data length is subtracted from all data bars (the
-    same for every candidate, so the choice is unchanged) to make the differences
-    visible. Used in: Chapter 3, figures of description lengths.
-    """
-    data, model = np.asarray(data, dtype=float), np.asarray(model, dtype=float)
-    if ax is None:
-        ax = new_figure((5, 3.4)).subplots()
-    base = data[np.isfinite(data)].min() if baseline else 0.0
-    pos = np.arange(len(names))
-    ax.bar(pos, data - base, color="tab:blue", label="data bits" + (" (above best fit)" if baseline else ""))
-    ax.bar(pos, model, bottom=data - base, color="tab:orange", label="model bits")
-    total = data - base + model
-    best = int(np.argmin(total))
-    ax.plot(best, total[best] * 1.04 + 0.5, marker="*", color="black", ms=12, ls="none",
-            label="shortest total")
-    ax.set_xticks(pos, names)
-    ax.set_ylabel("bits")
-    if title:
-        ax.set_title(title, fontsize=10)
-    ax.legend(frameon=False, fontsize=8)
-    return ax.figure
-
-
-def plot_selection_panels(panels, ncols=2):
-    """Grid of :func:`plot_description_lengths` panels, one per ``(title, names, data, model)``.
-
-    Used in: Chapter 3, figure "Description lengths at two sample sizes".
-    """
-    nrows = -(-len(panels) // ncols)
-    fig = new_figure((4.6 * ncols, 3.2 * nrows))
-    axes = fig.subplots(nrows, ncols, squeeze=False)
-    for ax, (title, names, data, model) in zip(axes.flat, panels):
-        plot_description_lengths(names, data, model, ax=ax, title=title)
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
-    return fig
-
-
-def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precision=0.01):
-    """Data with the MDL-chosen polynomial, and stacked description lengths per degree.
-
-    The callback of Chapter 3's interactive figure (section "Explore: sample size and
-    noise"); it regenerates the data with ``np.random.default_rng(seed)``.
-    """
-    x, y = polynomial_data(n, noise, np.random.default_rng(seed))
-    degrees = [d for d in degrees if d < n - 1]
-    s = polynomial_scores(x, y, degrees, precision)
-    data, model, total = two_part_code(s["loglik_bins"], s["k"], n)
-    best = degrees[int(np.argmin(total))]
-    best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["k"], n)))]
-    fig = new_figure((9, 3.4))
-    ax0, ax1 = fig.subplots(1, 2)
-    grid = np.linspace(-1, 1, 200)
-    ax0.scatter(x, y, s=10, color="tab:gray", label="data")
-    ax0.plot(grid, np.polynomial.polynomial.polyval(grid, TRUE_COEF), "k--", label="true curve")
-    fit = np.polynomial.polynomial.polyfit(x, y, best)
-    ax0.plot(grid, np.polynomial.polynomial.polyval(grid, fit), color="tab:red",
-             label=f"MDL choice: degree {best}")
-    ax0.set(xlabel="$x$", ylabel="$y$", title=f"N = {n}, noise = {noise:g}")
-    ax0.legend(frameon=False, fontsize=8)
-    plot_description_lengths([str(d) for d in degrees], data, model, ax=ax1,
-                             title=f"MDL picks degree {best}, BIC picks degree {best_bic}")
-    ax1.set_xlabel("polynomial degree")
-    return fig

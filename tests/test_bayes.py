@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 
 from lib.bayes import (CANDY_LIME, CANDY_PRIOR, CANDY_PRIORS, DiscreteBayesLearner,
                        bayes_optimal_classify, candy_learner, candy_posterior_table,
-                       gibbs_classify, interval_concepts, plot_candy_experiment,
-                       plot_candy_posteriors, plot_gibbs_vs_bayes, posterior,
+                       gibbs_classify, interval_concepts, posterior,
                        simulate_gibbs_vs_bayes)
+from lib.plots.bayes import plot_candy_experiment, plot_candy_posteriors, plot_gibbs_vs_bayes
 
 LIMES = ["lime"] * 10
 

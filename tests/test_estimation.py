@@ -7,8 +7,9 @@ from lib.estimation import (
     BetaPosterior, DirichletPosterior, bernoulli_log_likelihood, cross_entropy,
     gaussian_mle, linear_gaussian_mle, map_bernoulli, mle_bernoulli,
     n_params_full_table, n_params_joint_given_class, n_params_naive_bayes,
-    plot_beta_update, wrapper_counts, wrapper_log_likelihood, wrapper_mle,
+    wrapper_counts, wrapper_log_likelihood, wrapper_mle,
 )
+from lib.plots.estimation import plot_beta_update
 
 
 # ------------------------------------------------------------- source numbers

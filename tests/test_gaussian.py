@@ -12,9 +12,9 @@ from lib.gaussian import (
     GaussianClassifier,
     bayes_risk_decision,
     conditional_risk,
-    plot_risk_boundary,
     zero_one_loss,
 )
+from lib.plots.gaussian import plot_risk_boundary
 
 # Seed 001, "Example Parameter Estimation: Iris2" (denominator |D| - 1).
 SEED_MEANS = [[1.464, 0.244], [4.260, 1.326], [5.552, 2.026]]

@@ -7,10 +7,11 @@ from scipy import stats
 
 from lib.mdl import (
     bic, bn_log_likelihood, bn_n_params, check_dag, code_length, count_bits, data_bits,
-    gaussian_bin_log_likelihood, mdl_select, parameter_bits, plot_polynomial_mdl,
+    gaussian_bin_log_likelihood, mdl_select, parameter_bits,
     polynomial_data, polynomial_scores, precision_bits, sample_binary_network,
     two_part_code,
 )
+from lib.plots.mdl import plot_polynomial_mdl
 
 PRIOR = np.array([0.1, 0.2, 0.4, 0.2, 0.1])          # seed004 candy bags
 P_LIME = np.array([0.0, 0.25, 0.5, 0.75, 1.0])

@@ -1,0 +1,124 @@
+"""Figures of Chapter 5 ("Learning to classify text"): the confusion matrix, learning
+curves, event models compared and the classify-your-own-sentence explorer. The numbers
+come from :mod:`lib.text`.
+"""
+import numpy as np
+from scipy.special import logsumexp
+
+from lib.plotting import new_figure
+from lib.text import word_contributions
+
+__all__ = ["plot_confusion_matrix", "plot_learning_curve", "plot_event_models",
+           "plot_text_posterior"]
+
+
+def plot_confusion_matrix(matrix, names):
+    """Heat map of a confusion matrix, rows normalised to fractions of each true class.
+
+    Used in: Chapter 5, section "How well does it work?".
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    rates = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
+    fig = new_figure((8.5, 7.5))
+    ax = fig.subplots()
+    image = ax.imshow(rates, cmap="Blues", vmin=0, vmax=1)
+    ticks = np.arange(len(names))
+    ax.set_xticks(ticks, names, rotation=90, fontsize=8)
+    ax.set_yticks(ticks, names, fontsize=8)
+    for i, j in zip(*np.nonzero(rates >= 0.05)):
+        ax.text(j, i, f"{rates[i, j]:.2f}".lstrip("0"), ha="center", va="center", fontsize=6,
+                color="white" if rates[i, j] > 0.5 else "black")
+    ax.set_xlabel("predicted group")
+    ax.set_ylabel("true group")
+    fig.colorbar(image, ax=ax, shrink=0.7, label="fraction of the true group's test posts")
+    return fig
+
+
+def plot_learning_curve(curves, reference=None):
+    """Accuracy against the number of training documents (log scale).
+
+    ``curves`` maps a label to ``(sizes, accuracies)`` with accuracies of shape
+    ``(len(sizes), repeats)``; the mean is drawn with a band of one standard
+    deviation. ``reference`` is an optional ``(accuracy, label)`` horizontal line.
+    Used in: Chapter 5, section "The learning curve".
+    """
+    fig = new_figure((7, 4.2))
+    ax = fig.subplots()
+    for (label, (sizes, acc)), marker in zip(curves.items(), "osd^v"):
+        mean, std = acc.mean(axis=1), acc.std(axis=1)
+        ax.plot(sizes, mean, marker=marker, label=label)
+        ax.fill_between(sizes, mean - std, mean + std, alpha=0.2)
+    if reference is not None:
+        ax.axhline(reference[0], color="gray", linestyle="--", label=reference[1])
+    ax.axhline(1 / 20, color="gray", linestyle=":", label="guessing (1/20)")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("number of training posts")
+    ax.set_ylabel("test accuracy")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_event_models(sizes, accuracy):
+    """Test accuracy against vocabulary size for several event models.
+
+    ``accuracy`` maps a label to one accuracy per entry of ``sizes``.
+    Used in: Chapter 5, section "Counting words or noting their presence".
+    """
+    fig = new_figure((7, 4))
+    ax = fig.subplots()
+    for (label, acc), marker in zip(accuracy.items(), "os^"):
+        ax.plot(sizes, acc, marker=marker, label=label)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("vocabulary size (most frequent words kept)")
+    ax.set_ylabel("test accuracy")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_text_posterior(sentence, model, n_words=10, class_names=None):
+    """Posterior over the classes for ``sentence`` and the words that decided it.
+
+    Left: ``P(v_j | sentence)`` for every class. Right: for the most probable class
+    ``v*``, each word's push ``count * (log P(w | v*) - mean_j log P(w | v_j))``:
+    positive bars are words more typical of ``v*`` than of the average class.
+    ``class_names`` labels the classes (default: ``model.classes_``). The callback of
+    the chapter's interactive figure (fast: a few array lookups and two bar charts).
+    Used in: Chapter 5, section "Try it: classify your own sentence".
+    """
+    words, contrib = word_contributions(model, sentence)
+    joint = model.class_log_prior_ + contrib.sum(axis=1)
+    posterior = np.exp(joint - logsumexp(joint))
+    best = int(np.argmax(posterior))
+    fig = new_figure((10, 4.6), layout=None)
+    fig.subplots_adjust(left=0.2, right=0.98, bottom=0.12, top=0.92, wspace=0.45)
+    left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
+    names = [str(c) for c in (model.classes_ if class_names is None else class_names)]
+    rows = np.arange(len(names))
+    # bars drawn as thick lines: one artist instead of one patch per bar keeps this fast
+    left.hlines(rows, 0, posterior, linewidth=9,
+                colors=["tab:orange" if j == best else "tab:blue" for j in rows])
+    left.set_yticks(rows, names, fontsize=8)
+    left.set_ylim(len(names) - 0.5, -0.5)
+    left.set_xlim(0, 1)
+    left.set_xlabel("posterior probability")
+    left.set_title("P(group | sentence)")
+    if words:
+        push = contrib[best] - contrib.mean(axis=0)
+        order = np.argsort(-np.abs(push))[:n_words][::-1]
+        right.hlines(np.arange(len(order)), 0, push[order], linewidth=12,
+                     colors=["tab:green" if push[i] > 0 else "tab:red" for i in order])
+        right.set_yticks(np.arange(len(order)), [words[i] for i in order])
+        right.set_ylim(-0.5, max(len(order), 3) - 0.5)
+        right.axvline(0, color="black", linewidth=0.8)
+        right.set_xlabel("log-probability push toward the winner")
+    else:
+        right.text(0.5, 0.5, "no word of the vocabulary:\nthe posterior is the prior",
+                   ha="center", va="center", transform=right.transAxes)
+        right.set_xticks([])
+        right.set_yticks([])
+    right.set_title(f"words behind '{names[best]}'")
+    return fig
