@@ -63,13 +63,13 @@ def test_check_array_converts_and_checks_shape():
     assert X.dtype == float and X.shape == (2, 2)
     assert check_array([1, 2], ndim=(1, 2)).shape == (2,)
     assert check_array(np.array([1, 2], dtype=object)).dtype == float
-    with pytest.raises(ValueError, match=r"X must be a 2-D array, got shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"X must be a 2-D array, got shape \(3,\); Reshape"):
         check_array([1, 2, 3], ndim=2)
     with pytest.raises(ValueError, match=r"a scalar"):
         check_array(5.0, ndim=1)
     with pytest.raises(ValueError, match="X must have at least 1 row.*empty"):
         check_array(np.zeros((0, 3)), ndim=2)
-    with pytest.raises(ValueError, match=r"at least 1 column.*\(3, 0\)"):
+    with pytest.raises(ValueError, match=r"at least 1 column.*0 feature\(s\) \(shape=\(3, 0\)\)"):
         check_array(np.zeros((3, 0)), ndim=2)
     assert check_array(np.zeros((0,)), min_samples=0).shape == (0,)
 
@@ -78,7 +78,7 @@ def test_check_array_converts_and_checks_shape():
     ([1.0, np.nan], ValueError, ["data", "NaN", "index (1,)"]),
     ([[1.0, 2.0], [np.inf, 0]], ValueError, ["data", "finite", "(1, 0)"]),
     (["a", "b"], TypeError, ["data", "real numbers", "<U1"]),
-    ([1 + 1j], TypeError, ["data", "complex"]),
+    ([1 + 1j], ValueError, ["data", "complex"]),
     ([object(), 1], TypeError, ["data", "real numbers"]),
     ([[1, 2], [3]], TypeError, ["data"]),
 ])
@@ -175,6 +175,8 @@ def test_check_labels_accepts():
     assert check_labels([1, 2, 2], n_samples=3).dtype.kind == "i"
     assert list(check_labels(np.array(["a", "b"], dtype=object))) == ["a", "b"]
     assert list(check_labels((True, False))) == [True, False]
+    assert list(check_labels([0.0, 2.0])) == [0.0, 2.0]          # whole-number floats are classes
+    assert list(check_labels([0.5, 1.5], allow_continuous=True)) == [0.5, 1.5]
 
 
 @pytest.mark.parametrize("y, error, words", [
@@ -184,6 +186,9 @@ def test_check_labels_accepts():
     (np.array([[1], [2]]), ValueError, ["1-D", "ravel"]),
     (np.array([[1, 2], [3, 4]]), ValueError, ["1-D", "(2, 2)"]),
     ([1, 2], ValueError, ["one label per row", "3", "2 labels"]),
+    (None, ValueError, ["y", "None"]),
+    ([0.5, 1.0], ValueError, ["continuous", "0.5"]),
+    ([1.0, np.inf], ValueError, ["finite", "inf"]),
     ([], ValueError, ["empty"]),
     ("spam", TypeError, ["1-D sequence", "'spam'"]),
     (5, TypeError, ["1-D sequence"]),
@@ -250,3 +255,19 @@ def test_check_rng():
         check_rng("seed")
     with pytest.raises(TypeError):
         check_rng(np.random.RandomState(0))
+
+
+def test_check_table():
+    from lib._validation import check_table
+
+    assert check_table([["sunny", 1], ["rain", None]]).shape == (2, 2)
+    for bad, words in [([["a"], ["b", "c"]], ["X", "2-D table", "equal length"]),
+                       (["a", "b"], ["2-D table", "(2,)"]),
+                       (np.empty((0, 2)), ["at least 1 row", "empty"]),
+                       (np.empty((2, 0)), ["0 feature(s)", "(2, 0)"])]:
+        with pytest.raises(ValueError) as info:
+            check_table(bad)
+        for word in words:
+            assert word in str(info.value)
+    with pytest.raises(TypeError, match="2-D table"):
+        check_table("abc")
