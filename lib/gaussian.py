@@ -18,6 +18,10 @@ figures are drawn in :mod:`lib.plots.gaussian`.
 import numpy as np
 from scipy.special import logsumexp
 
+from lib._validation import (check_array, check_is_fitted, check_labels, check_n_features,
+                             check_option, check_probability_vector, check_scalar,
+                             check_stochastic_matrix)
+
 
 def _label(value):
     """``repr`` of a label without numpy's type wrapper (``'b'``, not ``np.str_('b')``)."""
@@ -73,17 +77,15 @@ class GaussianClassifier:
 
     def fit(self, X, y):
         """Estimate each class's mean vector and covariance matrix (one pass)."""
-        if self.ddof not in (0, 1):
-            raise ValueError(f"ddof must be 0 (maximum likelihood) or 1 (sample covariance), got {self.ddof}")
-        if not np.isfinite(self.reg) or self.reg < 0:
-            raise ValueError(f"reg must be >= 0, got {self.reg}")
+        ddof = check_scalar(self.ddof, "ddof", kind="integer")
+        check_option(ddof, "ddof (0: maximum likelihood, 1: sample covariance)", (0, 1))
+        reg = check_scalar(self.reg, "reg", low=0)
         X = _check_X(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"mismatched shapes: X has {X.shape[0]} rows, y has shape {y.shape}")
-        if y.dtype.kind == "f" and np.isnan(y).any():
-            raise ValueError("y contains NaN labels")
-        classes, y_idx = np.unique(y, return_inverse=True)
+        y = check_labels(y, "y", n_samples=X.shape[0])
+        try:
+            classes, y_idx = np.unique(y, return_inverse=True)
+        except TypeError:
+            raise TypeError(f"y must hold labels that can be sorted, got {list(y[:6])!r}") from None
         y_idx = y_idx.ravel()
         C, n = classes.size, X.shape[1]
         self.classes_ = classes
@@ -92,22 +94,24 @@ class GaussianClassifier:
         self.covariances_ = np.zeros((C, n, n))
         for c in range(C):
             Xc = X[y_idx == c]
-            if Xc.shape[0] <= self.ddof:
-                raise ValueError(f"class {_label(classes[c])} has {Xc.shape[0]} example(s): a covariance with "
-                                 f"denominator |D|-{self.ddof} needs at least {self.ddof + 1}")
+            if Xc.shape[0] <= ddof:
+                raise ValueError(f"class {_label(classes[c])} has {Xc.shape[0]} example(s) "
+                                 f"({Xc.shape[0]} sample): a covariance with denominator "
+                                 f"|D|-{ddof} needs at least {ddof + 1}")
             self.means_[c] = Xc.mean(axis=0)
             centred = Xc - self.means_[c]
-            self.covariances_[c] = centred.T @ centred / (Xc.shape[0] - self.ddof)
+            self.covariances_[c] = centred.T @ centred / (Xc.shape[0] - ddof)
+        if not np.isfinite(self.covariances_).all():
+            raise ValueError("X has values so large that the covariances overflow "
+                             f"(largest |value| {np.abs(X).max():g}): rescale the attributes")
         if self.priors is not None:
-            priors = np.asarray(self.priors, dtype=float)
-            if priors.shape != (C,) or (priors < 0).any() or not np.isclose(priors.sum(), 1):
-                raise ValueError(f"priors must be {C} non-negative numbers summing to one")
+            priors = check_probability_vector(self.priors, "priors", size=C)
         else:
             priors = self.class_count_ / self.class_count_.sum()
         self.priors_ = priors
         self.n_features_in_ = n
         # Cholesky factors of the (regularised) covariances; a failure means singular.
-        cov = self.covariances_ + self.reg * np.eye(n)
+        cov = self.covariances_ + reg * np.eye(n)
         self._chol = np.zeros_like(cov)
         for c in range(C):
             scale = max(np.trace(cov[c]) / n, np.finfo(float).tiny)
@@ -120,11 +124,9 @@ class GaussianClassifier:
         return self
 
     def _check(self, X):
-        if not hasattr(self, "classes_"):
-            raise ValueError("this GaussianClassifier is not fitted yet: call fit(X, y) first")
+        check_is_fitted(self, "classes_")
         X = _check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} attributes, the model was fitted with {self.n_features_in_}")
+        check_n_features(self, X)
         return X
 
     def mahalanobis2(self, X):
@@ -153,9 +155,24 @@ class GaussianClassifier:
         m2 = self.mahalanobis2(X)
         return -0.5 * (self.n_features_in_ * np.log(2 * np.pi) + self._logdet + m2)
 
+    def _scores(self, X):
+        """Discriminants with every row checked: some class must have a nonzero density.
+
+        ``predict`` and ``predict_proba`` both go through here, so they refuse the same
+        points (one so far from every class that all densities underflow to zero).
+        """
+        with np.errstate(over="ignore"):
+            d = self.discriminant(X)
+        dead = np.isneginf(d.max(axis=1))
+        if dead.any():
+            raise ValueError(f"every class has density zero at example(s) "
+                             f"{np.flatnonzero(dead)[:5].tolist()} of X: the point is so far "
+                             "from every class that all densities underflow")
+        return d
+
     def predict_log_proba(self, X):
         """Log posteriors ``ln P(y | x)`` (the discriminants normalised per row)."""
-        d = self.discriminant(X)
+        d = self._scores(X)
         return d - logsumexp(d, axis=1, keepdims=True)
 
     def predict_proba(self, X):
@@ -164,40 +181,22 @@ class GaussianClassifier:
 
     def predict(self, X):
         """The class with the largest discriminant (the MAP class)."""
-        d = self.discriminant(X)
+        d = self._scores(X)
         return self.classes_[np.argmax(d, axis=1)]
 
 
 def _check_X(X):
-    X = np.asarray(X)
-    if X.dtype.kind not in "biuf":
-        raise TypeError(f"X must hold numbers, got dtype {X.dtype}")
-    X = X.astype(float, copy=False)
-    if X.ndim != 2:
-        raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError("empty data: X has no rows")
-    if not np.isfinite(X).all():
-        raise ValueError("X contains NaN or infinite values")
-    return X
+    return check_array(X, "X", ndim=2)
 
 
 # ------------------------------------------------------------------------- Bayes risk
 def _check_risk_inputs(posteriors, loss):
-    P = np.asarray(posteriors, dtype=float)
-    if P.ndim == 1:
-        P = P[None, :]
-    if P.ndim != 2:
-        raise ValueError(f"posteriors must be (n, classes), got shape {P.shape}")
-    if not np.isfinite(P).all() or (P < 0).any():
-        raise ValueError("posteriors must be finite and non-negative")
-    if not np.allclose(P.sum(axis=1), 1.0, atol=1e-6):
-        raise ValueError("each row of posteriors must sum to one")
-    L = np.asarray(loss, dtype=float)
-    if L.ndim != 2 or L.shape[1] != P.shape[1]:
-        raise ValueError(f"loss must be (decisions, classes) with {P.shape[1]} columns, got shape {L.shape}")
-    if not np.isfinite(L).all():
-        raise ValueError("loss contains NaN or infinite values")
+    P = check_array(posteriors, "posteriors", ndim=(1, 2))
+    P = check_stochastic_matrix(P[None, :] if P.ndim == 1 else P, "posteriors")
+    L = check_array(loss, "loss", ndim=2)
+    if L.shape[1] != P.shape[1]:
+        raise ValueError(f"loss must have shape (decisions, {P.shape[1]}) (one column per "
+                         f"class of posteriors), got {L.shape}")
     return P, L
 
 
@@ -240,6 +239,4 @@ def bayes_risk_decision(posteriors, loss):
 
 def zero_one_loss(n_classes):
     """The 0-1 loss matrix: 0 on the diagonal, 1 elsewhere."""
-    if int(n_classes) != n_classes or n_classes < 1:
-        raise ValueError(f"n_classes must be a positive integer, got {n_classes}")
-    return 1.0 - np.eye(int(n_classes))
+    return 1.0 - np.eye(check_scalar(n_classes, "n_classes", kind="integer", low=1))
