@@ -2,7 +2,7 @@
 section "Naive Bayes versus the multivariate normal")."""
 import numpy as np
 
-from lib._validation import check_probability_vector, check_scalar
+from lib._validation import check_scalar
 from lib.naive_bayes._base import _BaseNB, _as_numeric_matrix, _encode_labels, _label
 
 
