@@ -13,6 +13,9 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 import numpy as np
 from scipy.special import logsumexp
 
+from lib._validation import (check_array, check_probability_vector, check_scalar,
+                             check_stochastic_matrix)
+
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
     "simulate_gibbs_vs_bayes", "interval_concepts",
@@ -23,23 +26,19 @@ __all__ = [
 
 # --------------------------------------------------------------------------- checks
 def _as_probabilities(values, name, *, sums_to_one=False, at_most_one=False):
-    """Return ``values`` as a float array after checking that they are probabilities."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of numbers: {err}") from None
+    """Return ``values`` as a float array after checking that they are probabilities:
+    a non-empty array of finite, non-negative numbers (at most 1 if ``at_most_one``,
+    summing to 1 over the last axis, within 1e-9, if ``sums_to_one``)."""
+    arr = check_array(values, name, min_samples=0)
     if arr.ndim == 0 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty array, got {values!r}")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contains NaN")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains an infinite value")
     if (arr < 0).any():
         raise ValueError(f"{name} contains a negative probability: {arr.min():g}")
     if at_most_one and (arr > 1 + 1e-12).any():
         raise ValueError(f"{name} contains a probability greater than 1: {arr.max():g}")
-    if sums_to_one and not np.allclose(arr.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
-        raise ValueError(f"{name} must sum to 1 over hypotheses, sums to {arr.sum(axis=-1)}")
+    if sums_to_one:
+        check = check_probability_vector if arr.ndim == 1 else check_stochastic_matrix
+        check(arr, f"{name} (over hypotheses)", atol=1e-9)
     return arr
 
 
@@ -233,8 +232,10 @@ class DiscreteBayesLearner:
 
     def sample(self, hypothesis, n, rng):
         """Draw ``n`` i.i.d. outcomes from hypothesis number ``hypothesis``, as a list."""
-        if not 0 <= hypothesis < self.prior.size:
-            raise ValueError(f"hypothesis must be in 0..{self.prior.size - 1}, got {hypothesis}")
+        hypothesis = check_scalar(hypothesis, "hypothesis", kind="integer", low=0,
+                                  high=self.prior.size - 1)
+        n = check_scalar(n, "n", kind="integer", low=0)
+        _check_generator(rng)
         codes = rng.choice(len(self.outcomes), size=n, p=self.table[:, hypothesis])
         return [self.outcomes[k] for k in codes]
 
@@ -342,8 +343,7 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     >>> gibbs_classify(np.tile([0.3, 0.3, 0.4], (6, 1)), [[0, 1], [0, 1], [1, 0]], rng)
     array([0, 1, 1, 1, 0, 0])
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
+    _check_generator(rng)
     post, probs = _check_classification(posteriors, class_probs)
     batch = post.shape[:-1]
     u = rng.random(batch)[..., None]
@@ -357,6 +357,12 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     else:
         label = np.argmax(chosen, axis=-1)
     return int(label) if label.ndim == 0 else label
+
+
+def _check_generator(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
+                        f"got {rng!r}")
 
 
 def interval_concepts(n_points):
@@ -377,8 +383,7 @@ def interval_concepts(n_points):
            [0, 1, 1],
            [0, 0, 1]])
     """
-    if int(n_points) != n_points or n_points < 1:
-        raise ValueError(f"n_points must be a positive integer, got {n_points!r}")
+    n_points = check_scalar(n_points, "n_points", kind="integer", low=1)
     x = np.arange(n_points)
     a, b = np.triu_indices(n_points + 1, k=1)                    # all 0 <= a < b <= n
     labels = ((x >= a[:, None]) & (x < b[:, None])).astype(int)
@@ -413,8 +418,11 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     bayes_error, gibbs_error : numpy.ndarray, shape (len(n_train),)
     """
     prior = _as_probabilities(prior, "prior", sums_to_one=True)
-    concepts = np.asarray(concepts)
-    if concepts.ndim != 2 or concepts.shape[0] != prior.size:
+    concepts = check_array(concepts, "concepts", ndim=2, dtype=None)
+    n_trials = check_scalar(n_trials, "n_trials", kind="integer", low=1)
+    n_train = [check_scalar(m, "n_train[i]", kind="integer", low=0) for m in n_train]
+    _check_generator(rng)
+    if concepts.shape[0] != prior.size:
         raise ValueError(f"concepts must have shape ({prior.size}, X), got {concepts.shape}")
     if not np.isin(concepts, (0, 1)).all():
         raise ValueError("concepts must hold 0/1 labels")
@@ -442,6 +450,8 @@ def candy_posterior_table(n_limes=10, prior=CANDY_PRIOR, digits=4):
 
     Used in: Chapter 1, section "The candy bags" (the table next to the figure).
     """
+    n_limes = check_scalar(n_limes, "n_limes", kind="integer", low=0)
+    digits = check_scalar(digits, "digits", kind="integer", low=0)
     learner = candy_learner(prior)
     data = ["lime"] * n_limes
     path = learner.posterior_path(data)

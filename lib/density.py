@@ -11,6 +11,9 @@ The chapter's figures are drawn in :mod:`lib.plots.density`.
 import numpy as np
 from scipy.special import gammaln
 
+from lib._validation import (check_array, check_option, check_probability_vector, check_rng,
+                             check_scalar, check_shape)
+
 CHUNK_CELLS = 65_536      # distances held in memory at once (512 kB: fits in the cache)
 
 # The three-component mixture of Figures 20.7 and 20.11 of the source: weights
@@ -28,39 +31,21 @@ MIXTURE_COVARIANCES = np.array([
 # ---------------------------------------------------------------------- validation
 def _points(x, name, d=None):
     """``x`` as a finite float array of shape ``(n, d)`` (1-D input means ``d = 1``)."""
-    try:
-        a = np.array(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers") from None
+    a = check_array(x, name, ndim=(1, 2))
     if a.ndim == 1:
         a = a[:, None]
-    if a.ndim != 2:
-        raise ValueError(f"{name} must have shape (n_points, n_dims), got {a.shape}")
-    if a.shape[0] == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or infinite values")
     if d is not None and a.shape[1] != d:
         raise ValueError(f"{name} has {a.shape[1]} dimensions but the data have {d}")
     return a
 
 
 def _check_k(k, n):
-    if isinstance(k, bool) or int(k) != k:
-        raise ValueError(f"k must be a whole number, got {k!r}")
-    if not 1 <= k <= n:
-        raise ValueError(f"k must lie between 1 and the number of data points ({n}), got {k}")
-    return int(k)
+    return check_scalar(k, f"k (1 to the number of data points, {n})", kind="integer",
+                        low=1, high=n)
 
 
 def _check_width(width):
-    try:
-        width = float(width)
-    except (TypeError, ValueError):
-        raise ValueError(f"the kernel width must be a number, got {width!r}") from None
-    if not (np.isfinite(width) and width > 0):
-        raise ValueError(f"the kernel width must be positive and finite, got {width}")
-    return width
+    return check_scalar(width, "the kernel width", low=0, closed="neither")
 
 
 def _squared_distances(query, data):
@@ -194,18 +179,19 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
     Used in: Chapter 9, section "Choosing k and w by cross-validation".
     """
     data = _points(data, "data")
-    if method not in ("knn", "kernel"):
-        raise ValueError(f"method must be 'knn' or 'kernel', got {method!r}")
+    check_option(method, "method", ("knn", "kernel"))
     values = list(values)
     if not values:
         raise ValueError("values is empty: give at least one candidate")
-    if isinstance(n_folds, bool) or int(n_folds) != n_folds or not 2 <= n_folds <= len(data):
-        raise ValueError(f"n_folds must be a whole number from 2 to {len(data)}, got {n_folds!r}")
+    if method == "kernel":
+        values = [_check_width(w) for w in values]
+    n_folds = check_scalar(n_folds, "n_folds", kind="integer", low=2, high=len(data))
+    rng = check_rng(rng)
     if method == "knn" and data.shape[1] > 2:
         raise ValueError("cross-validating k needs 1-D or 2-D data (the estimate is normalised on a grid)")
     lo, hi = data.min(axis=0), data.max(axis=0)
     lo, hi = lo - 0.25 * (hi - lo) - 1e-9, hi + 0.25 * (hi - lo) + 1e-9
-    folds = np.array_split(np.random.default_rng(rng).permutation(len(data)), int(n_folds))
+    folds = np.array_split(rng.permutation(len(data)), n_folds)
     scores = np.zeros(len(values))
     for held in folds:
         train = np.delete(data, held, axis=0)
@@ -231,9 +217,10 @@ def mixture_density(points, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
 
     Used in: Chapter 9, section "A sample from a mixture".
     """
-    x = _points(points, "points", np.shape(means)[1])
+    weights, means, covariances = _check_mixture(weights, means, covariances)
+    x = _points(points, "points", means.shape[1])
     total = np.zeros(len(x))
-    for w, m, c in zip(weights, np.asarray(means, float), np.asarray(covariances, float)):
+    for w, m, c in zip(weights, means, covariances):
         diff = x - m
         sol = np.linalg.solve(c, diff.T).T
         norm = np.sqrt(np.linalg.det(2 * np.pi * c))
@@ -247,8 +234,24 @@ def sample_mixture(n, rng, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
 
     Used in: Chapter 9, section "A sample from a mixture" (the 128-point sample).
     """
-    rng = np.random.default_rng(rng)
+    weights, means, covariances = _check_mixture(weights, means, covariances)
+    n = check_scalar(n, "n", kind="integer", low=0)
+    rng = check_rng(rng)
     z = rng.choice(len(weights), size=n, p=weights)
-    chol = np.linalg.cholesky(np.asarray(covariances, float))
-    eps = rng.standard_normal((n, np.shape(means)[1]))
-    return np.asarray(means, float)[z] + np.einsum("nij,nj->ni", chol[z], eps), z
+    chol = np.linalg.cholesky(covariances)
+    eps = rng.standard_normal((n, means.shape[1]))
+    return means[z] + np.einsum("nij,nj->ni", chol[z], eps), z
+
+
+def _check_mixture(weights, means, covariances):
+    """K weights summing to one, K means of dimension d, K symmetric positive definite
+    d x d covariances: a mismatch raises instead of silently dropping a component."""
+    means = check_array(means, "means", ndim=2)
+    K, d = means.shape
+    weights = check_probability_vector(weights, "weights", size=K)
+    covariances = check_shape(check_array(covariances, "covariances", ndim=3),
+                              "covariances", (K, d, d))
+    for k, c in enumerate(covariances):
+        if not np.allclose(c, c.T) or np.linalg.eigvalsh(c)[0] <= 0:
+            raise ValueError(f"covariances[{k}] must be symmetric positive definite, got {c.tolist()}")
+    return weights, means, covariances

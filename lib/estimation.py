@@ -20,6 +20,9 @@ both cases there is no MAP estimate and :meth:`BetaPosterior.mode`,
 import numpy as np
 from scipy.special import betainc, betaincinv, betaln, gammaln, xlog1py, xlogy
 
+from lib._validation import (check_array, check_consistent_length, check_probabilities,
+                             check_probability_vector, check_scalar, check_stochastic_matrix)
+
 __all__ = [
     "mle_bernoulli", "map_bernoulli", "BetaPosterior", "DirichletPosterior",
     "bernoulli_log_likelihood", "wrapper_counts", "wrapper_log_likelihood",
@@ -32,22 +35,16 @@ __all__ = [
 # --------------------------------------------------------------------------- checks
 def _counts(values, name):
     """Return ``values`` as a float array of finite, non-negative counts."""
-    arr = np.asarray(values, dtype=float)
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contains NaN")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} must be finite")
+    arr = check_array(values, name, min_samples=0)
     if (arr < 0).any():
-        raise ValueError(f"{name} must be non-negative, got {values!r}")
+        raise ValueError(f"{name} must be non-negative counts, got {values!r}")
     return arr
 
 
 def _positive(values, name):
     """Return ``values`` as a float array of finite, strictly positive numbers."""
-    arr = np.asarray(values, dtype=float)
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contains NaN")
-    if not (np.isfinite(arr).all() and (arr > 0).all()):
+    arr = check_array(values, name, min_samples=0)
+    if not (arr > 0).all():
         raise ValueError(f"{name} must be finite and > 0, got {values!r}")
     return arr
 
@@ -59,8 +56,13 @@ def _mode(alpha):
                          f"unbounded at the boundary (parameters {alpha.tolist()})")
     if (alpha == 1).all(axis=-1).any():
         raise ValueError("no MAP estimate: all parameters equal 1, the density is flat")
-    excess = alpha - 1
-    return excess / excess.sum(axis=-1, keepdims=True)
+    return _normalise(alpha - 1)
+
+
+def _normalise(weights):
+    """``weights / weights.sum()`` without overflow for huge (e.g. 1e308) weights."""
+    scaled = weights / weights.max(axis=-1, keepdims=True)
+    return scaled / scaled.sum(axis=-1, keepdims=True)
 
 
 # ---------------------------------------------------------------- Bernoulli estimates
@@ -111,33 +113,37 @@ class BetaPosterior:
     """
 
     def __init__(self, a=1.0, b=1.0):
-        self.a = float(_positive(a, "a"))
-        self.b = float(_positive(b, "b"))
+        self.a = check_scalar(a, "a", low=0, closed="neither")
+        self.b = check_scalar(b, "b", low=0, closed="neither")
 
     def __repr__(self):
         return f"BetaPosterior(a={self.a}, b={self.b})"
 
     def update(self, heads=0, tails=0):
         """Posterior after ``heads`` more ones and ``tails`` more zeros."""
-        heads, tails = float(_counts(heads, "heads")), float(_counts(tails, "tails"))
+        heads = check_scalar(heads, "heads", low=0)
+        tails = check_scalar(tails, "tails", low=0)
         return BetaPosterior(self.a + heads, self.b + tails)
 
     def mean(self):
         """Posterior mean a / (a + b), the probability that the next draw is 1."""
-        return self.a / (self.a + self.b)
+        return 1.0 / (1.0 + self.b / self.a)   # a / (a + b) without overflow in a + b
 
     def var(self):
-        """Posterior variance ab / ((a + b)^2 (a + b + 1))."""
-        s = self.a + self.b
-        return self.a * self.b / (s * s * (s + 1))
+        """Posterior variance ab / ((a + b)^2 (a + b + 1)) = mean (1 - mean) / (a + b + 1).
+
+        Computed in the second form, so that huge parameters (1e200) do not overflow.
+        """
+        m, m1 = self.mean(), 1.0 / (1.0 + self.a / self.b)
+        return m * m1 / (self.a + self.b + 1)
 
     def mode(self):
         """Posterior mode (a - 1) / (a + b - 2), the MAP estimate; ValueError if none."""
         return float(_mode(np.array([self.a, self.b]))[0])
 
     def logpdf(self, theta):
-        """Log density at ``theta`` (array); -inf outside [0, 1]."""
-        theta = np.asarray(theta, dtype=float)
+        """Log density at ``theta`` (array); -inf outside [0, 1]; NaN raises ValueError."""
+        theta = check_array(theta, "theta", allow_inf=True, min_samples=0)
         inside = (theta >= 0) & (theta <= 1)
         t = np.clip(theta, 0, 1)
         out = xlogy(self.a - 1, t) + xlog1py(self.b - 1, -t) - betaln(self.a, self.b)
@@ -149,12 +155,12 @@ class BetaPosterior:
 
     def cdf(self, theta):
         """P(Theta <= theta), the regularised incomplete beta function."""
-        return betainc(self.a, self.b, np.clip(np.asarray(theta, dtype=float), 0, 1))[()]
+        theta = check_array(theta, "theta", allow_inf=True, min_samples=0)
+        return betainc(self.a, self.b, np.clip(theta, 0, 1))[()]
 
     def interval(self, level=0.95):
         """Equal-tailed credible interval holding probability ``level``."""
-        if not 0 < level < 1:
-            raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+        level = check_scalar(level, "level", low=0, high=1, closed="neither")
         tails = np.array([(1 - level) / 2, (1 + level) / 2])
         lo, hi = betaincinv(self.a, self.b, tails)
         return float(lo), float(hi)
@@ -189,17 +195,27 @@ class DirichletPosterior:
 
     def mean(self):
         """Posterior mean alpha_k / sum(alpha): the predictive probability of outcome k."""
-        return self.alpha / self.alpha.sum()
+        return _normalise(self.alpha)
 
     def mode(self):
         """MAP estimate (alpha_k - 1) / sum(alpha - 1); ValueError if none (module doc)."""
         return _mode(self.alpha)
 
     def logpdf(self, theta):
-        """Log density at probability vectors ``theta`` (last axis of length K)."""
-        theta = np.asarray(theta, dtype=float)
+        """Log density at probability vectors ``theta`` (last axis of length K).
+
+        ``theta`` must lie on the probability simplex (entries in [0, 1] summing to one
+        within 1e-6); anything else, NaN included, raises ValueError: the Dirichlet
+        density is only defined there.
+        """
+        theta = check_array(theta, "theta")
         if theta.shape[-1:] != self.alpha.shape:
-            raise ValueError(f"theta must have last axis of length {self.alpha.size}")
+            raise ValueError(f"theta must have last axis of length {self.alpha.size}, "
+                             f"got shape {theta.shape}")
+        if theta.ndim == 1:
+            check_probability_vector(theta, "theta (a point of the simplex)")
+        else:
+            check_stochastic_matrix(theta, "theta (points of the simplex)")
         log_b = gammaln(self.alpha).sum() - gammaln(self.alpha.sum())
         return (xlogy(self.alpha - 1, theta).sum(axis=-1) - log_b)[()]
 
@@ -214,9 +230,7 @@ def bernoulli_log_likelihood(theta, n1, n0):
 
     Used in: Chapter 2, section "Maximum likelihood for a coin".
     """
-    theta = np.asarray(theta, dtype=float)
-    if np.isnan(theta).any() or ((theta < 0) | (theta > 1)).any():
-        raise ValueError("theta must lie in [0, 1]")
+    theta = check_probabilities(theta, "theta", min_samples=0)
     n1, n0 = _counts(n1, "n1"), _counts(n0, "n0")
     return (xlogy(n1, theta) + xlog1py(n0, -theta))[()]
 
@@ -227,14 +241,12 @@ def wrapper_counts(cherry, red):
     ``cherry[j]`` is True for a cherry candy, ``red[j]`` True for a red wrapper.
     Used in: Chapter 2, section "Three parameters: flavour and wrapper".
     """
-    cherry, red = np.asarray(cherry), np.asarray(red)
-    if cherry.shape != red.shape or cherry.ndim != 1:
-        raise ValueError("cherry and red must be 1-D arrays of the same length")
-    if cherry.size == 0:
-        raise ValueError("no candies: empty data")
+    cherry = check_array(cherry, "cherry", ndim=1, dtype=None)
+    red = check_array(red, "red", ndim=1, dtype=None)
+    check_consistent_length(cherry=cherry, red=red)
     for name, arr in (("cherry", cherry), ("red", red)):
         if not np.isin(arr, [0, 1]).all():
-            raise ValueError(f"{name} must contain only booleans (0/1)")
+            raise ValueError(f"{name} must contain only booleans (0/1), got {describe_bad(arr)}")
     cherry, red = cherry.astype(bool), red.astype(bool)
     c, rc, rl = cherry.sum(), (cherry & red).sum(), (~cherry & red).sum()
     l = cherry.size - c
@@ -249,8 +261,11 @@ def wrapper_log_likelihood(params, counts):
     three Bernoulli terms, one per parameter.
     Used in: Chapter 2, section "Three parameters: flavour and wrapper".
     """
+    params = check_probabilities(params, "params (theta, theta1, theta2)", ndim=1)
+    if params.size != 3:
+        raise ValueError(f"params must be (theta, theta1, theta2), got {params.size} values")
     theta, theta1, theta2 = params
-    k = counts
+    k = _check_wrapper_counts(counts)
     return (bernoulli_log_likelihood(theta, k["c"], k["l"])
             + bernoulli_log_likelihood(theta1, k["rc"], k["gc"])
             + bernoulli_log_likelihood(theta2, k["rl"], k["gl"]))
@@ -261,21 +276,27 @@ def wrapper_mle(counts):
 
     Used in: Chapter 2, section "Three parameters: flavour and wrapper".
     """
-    k = counts
+    k = _check_wrapper_counts(counts)
     return (float(mle_bernoulli(k["c"], k["l"])), float(mle_bernoulli(k["rc"], k["gc"])),
             float(mle_bernoulli(k["rl"], k["gl"])))
 
 
+def _check_wrapper_counts(counts):
+    keys = ("c", "l", "rc", "gc", "rl", "gl")
+    if not isinstance(counts, dict) or set(keys) - set(counts):
+        raise ValueError(f"counts must be a dict with the keys {keys} (from wrapper_counts), "
+                         f"got {counts!r}")
+    return {key: check_scalar(counts[key], f"counts[{key!r}]", low=0) for key in keys}
+
+
+def describe_bad(arr):
+    """The first value of ``arr`` that is not 0/1."""
+    return repr(arr[~np.isin(arr, [0, 1])][0].item())
+
+
 # ---------------------------------------------------------------- continuous models
 def _data(x, name, min_size=1):
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {x.shape}")
-    if x.size < min_size:
-        raise ValueError(f"{name} needs at least {min_size} value(s) (empty data)")
-    if not np.isfinite(x).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return x
+    return check_array(x, name, ndim=1, min_samples=min_size)
 
 
 def gaussian_mle(x):
@@ -288,8 +309,10 @@ def gaussian_mle(x):
     (2.0, 1.0)
     """
     x = _data(x, "x")
-    mu = x.mean()
-    return float(mu), float(np.sqrt(np.mean((x - mu) ** 2)))
+    scale = np.abs(x).max() or 1.0     # work on x / scale: no overflow for huge values
+    z = x / scale
+    mu = z.mean()
+    return float(mu * scale), float(np.sqrt(np.mean((z - mu) ** 2)) * scale)
 
 
 def linear_gaussian_mle(x, y):
@@ -300,8 +323,7 @@ def linear_gaussian_mle(x, y):
     "Linear Gaussian models: ML is least squares".
     """
     x, y = _data(x, "x", 2), _data(y, "y", 2)
-    if x.shape != y.shape:
-        raise ValueError(f"x and y have different lengths ({x.size} and {y.size})")
+    check_consistent_length(x=x, y=y)
     dx = x - x.mean()
     if not (dx != 0).any():
         raise ValueError("all x values are equal: the slope is not identifiable")
@@ -317,23 +339,18 @@ def cross_entropy(y, p):
     This is minus the log likelihood of the labels when p = P(y = 1 | x) (seed001).
     Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
     """
-    y, p = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
+    y = check_array(y, "y")
+    p = check_probabilities(p, "p")
     if y.shape != p.shape:
-        raise ValueError(f"y and p have different shapes {y.shape} and {p.shape}")
-    if y.size == 0:
-        raise ValueError("empty data")
+        raise ValueError(f"y and p must have the same shape, got {y.shape} and {p.shape}")
     if not np.isin(y, [0, 1]).all():
-        raise ValueError("y must contain only 0 and 1")
-    if np.isnan(p).any() or ((p < 0) | (p > 1)).any():
-        raise ValueError("p must contain probabilities in [0, 1]")
+        raise ValueError(f"y must contain only 0 and 1, got {describe_bad(y)}")
     return float(-(xlogy(y, p) + xlog1py(1 - y, -p)).sum())
 
 
 # ------------------------------------------------------------- parameter counting
 def _n_vars(n):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    return int(n)
+    return check_scalar(n, "n", kind="integer", low=1)
 
 
 def n_params_full_table(n):

@@ -13,6 +13,9 @@ chapter's figures are drawn in :mod:`lib.plots.mdl`.
 import numpy as np
 from scipy.special import log_ndtr, xlogy
 
+from lib._validation import (check_array, check_consistent_length, check_probabilities,
+                             check_scalar)
+
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
     "bic", "mdl_select", "gaussian_bin_log_likelihood", "polynomial_data",
@@ -25,12 +28,14 @@ LN2 = np.log(2.0)
 
 # ------------------------------------------------------------------ code lengths
 def _probabilities(p, name="p"):
-    p = np.asarray(p, dtype=float)
-    if np.isnan(p).any():
-        raise ValueError(f"{name} contains NaN")
-    if ((p < 0) | (p > 1)).any():
-        raise ValueError(f"{name} must contain probabilities in [0, 1]")
-    return p
+    return check_probabilities(p, name, min_samples=0)
+
+
+def _nonnegative(values, name, allow_inf=False):
+    values = check_array(values, name, min_samples=0, allow_inf=allow_inf)
+    if (values < 0).any():
+        raise ValueError(f"{name} must be >= 0, got {values[values < 0].ravel()[0]:g}")
+    return values
 
 
 def code_length(p):
@@ -57,9 +62,7 @@ def count_bits(counts, probs):
     >>> count_bits([10, 0], [1.0, 0.0])   # ten limes under the all-lime bag
     0.0
     """
-    counts = np.asarray(counts, dtype=float)
-    if np.isnan(counts).any() or (counts < 0).any():
-        raise ValueError("counts must be non-negative numbers")
+    counts = _nonnegative(counts, "counts")
     probs = _probabilities(probs, "probs")
     with np.errstate(divide="ignore"):
         bits = -xlogy(counts, probs).sum(axis=-1) / LN2
@@ -73,9 +76,7 @@ def data_bits(log_likelihood):
     continuous data: of the data discretised to a fixed precision), so it is <= 0.
     Used in: Chapter 3, sections on polynomial and network selection.
     """
-    ll = np.asarray(log_likelihood, dtype=float)
-    if np.isnan(ll).any():
-        raise ValueError("log_likelihood contains NaN")
+    ll = check_array(log_likelihood, "log_likelihood", min_samples=0, allow_inf=True)
     if (ll > 1e-9).any():
         raise ValueError("a log probability cannot be positive; for continuous data "
                          "use the probability of the discretised values")
@@ -83,11 +84,10 @@ def data_bits(log_likelihood):
 
 
 def _sizes(k, n):
-    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    if np.isnan(k).any() or (k < 0).any():
-        raise ValueError("the number of parameters k must be >= 0")
-    if np.isnan(n).any() or (n < 1).any():
-        raise ValueError("the sample size n must be >= 1")
+    k = _nonnegative(k, "the number of parameters k")
+    n = check_array(n, "the sample size n", min_samples=0)
+    if (n < 1).any():
+        raise ValueError(f"the sample size n must be >= 1, got {n[n < 1].ravel()[0]:g}")
     return k, n
 
 
@@ -116,11 +116,9 @@ def precision_bits(k, precision, scale=1.0):
     >>> float(precision_bits(3, precision=1 / 256))
     24.0
     """
-    k = np.asarray(k, dtype=float)
-    if np.isnan(k).any() or (k < 0).any():
-        raise ValueError("the number of parameters k must be >= 0")
-    if not (precision > 0 and scale >= precision):
-        raise ValueError("need 0 < precision <= scale")
+    k = _nonnegative(k, "the number of parameters k")
+    precision = check_scalar(precision, "precision", low=0, closed="neither")
+    scale = check_scalar(scale, "scale", low=precision)
     return (k * np.log2(scale / precision))[()]
 
 
@@ -141,9 +139,7 @@ def bic(log_likelihood, k, n):
     BIC / (2 ln 2) equals the two-part code length of :func:`two_part_code` when both
     use the same likelihood. Used in: Chapter 3, sections on model selection.
     """
-    ll = np.asarray(log_likelihood, dtype=float)
-    if np.isnan(ll).any():
-        raise ValueError("log_likelihood contains NaN")
+    ll = check_array(log_likelihood, "log_likelihood", min_samples=0, allow_inf=True)
     k, n = _sizes(k, n)
     return (k * np.log(n) - 2 * ll)[()]
 
@@ -157,11 +153,14 @@ def mdl_select(log_likelihoods, ks, n):
     >>> mdl_select([-100.0, -90.0, -89.5], [1, 2, 3], n=100)
     1
     """
-    ll = np.atleast_1d(np.asarray(log_likelihoods, dtype=float))
+    ll = np.atleast_1d(check_array(log_likelihoods, "log_likelihoods", min_samples=0,
+                                   allow_inf=True))
     if ll.size == 0:
-        raise ValueError("no candidate models")
-    if np.shape(ks) != ll.shape:
-        raise ValueError("log_likelihoods and ks must have the same length")
+        raise ValueError("log_likelihoods must list at least one candidate model, got none")
+    ks = np.atleast_1d(check_array(ks, "ks", min_samples=0))
+    if ks.shape != ll.shape:
+        raise ValueError(f"log_likelihoods and ks must have the same length (shape), got {ll.shape} "
+                         f"and {ks.shape}")
     return int(np.argmin(two_part_code(ll, ks, n)[2]))
 
 
@@ -174,13 +173,19 @@ def polynomial_data(n, noise, rng, coef=TRUE_COEF):
 
     Used in: Chapter 3, section "Choosing a polynomial degree".
     """
-    if int(n) != n or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n}")
-    if not np.isfinite(noise) or noise <= 0:
-        raise ValueError(f"noise must be > 0, got {noise}")
+    n = check_scalar(n, "n", kind="integer", low=2)
+    noise = check_scalar(noise, "noise", low=0, closed="neither")
+    coef = check_array(coef, "coef", ndim=1)
+    _check_generator(rng)
     x = rng.uniform(-1, 1, size=int(n))
     y = np.polynomial.polynomial.polyval(x, coef) + rng.normal(scale=noise, size=int(n))
     return x, y
+
+
+def _check_generator(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
+                        f"got {rng!r}")
 
 
 def gaussian_bin_log_likelihood(residuals, sigma, precision):
@@ -192,11 +197,9 @@ def gaussian_bin_log_likelihood(residuals, sigma, precision):
     always <= 0, even for sigma -> 0 (a perfect fit costs 0 bits).
     Used in: Chapter 3, section "Choosing a polynomial degree".
     """
-    r = np.abs(np.asarray(residuals, dtype=float))
-    if not np.isfinite(r).all():
-        raise ValueError("residuals contain NaN or infinite values")
-    if not (precision > 0 and sigma >= 0):
-        raise ValueError("need precision > 0 and sigma >= 0")
+    r = np.abs(check_array(residuals, "residuals", min_samples=0))
+    precision = check_scalar(precision, "precision", low=0, closed="neither")
+    sigma = check_scalar(sigma, "sigma", low=0)
     s, h = max(float(sigma), 1e-300), precision / 2
     upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
     return float(np.sum(upper + np.log1p(-np.exp(lower - upper))))
@@ -212,12 +215,10 @@ def polynomial_scores(x, y, degrees, precision=0.01):
     Used in: Chapter 3, section "Choosing a polynomial degree" and the
     interactive figure.
     """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    degrees = np.asarray(degrees, dtype=int)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError("x and y must be 1-D arrays of the same length")
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise ValueError("x and y must be finite")
+    x, y = check_array(x, "x", ndim=1), check_array(y, "y", ndim=1)
+    check_consistent_length(x=x, y=y)
+    degrees = np.array([check_scalar(d, "degrees[i]", kind="integer") for d in degrees], dtype=int)
+    precision = check_scalar(precision, "precision", low=0, closed="neither")
     if degrees.size == 0 or degrees.min() < 0 or degrees.max() >= x.size:
         raise ValueError(f"degrees must lie in 0..{x.size - 1} (fewer than the {x.size} points)")
     out = {"k": degrees + 2.0, "sigma": [], "loglik_bins": [], "loglik_density": []}
@@ -253,21 +254,25 @@ def check_dag(parents):
 
 
 def _cards(data, cards):
-    data = np.asarray(data)
-    if data.ndim != 2 or data.shape[0] == 0:
-        raise ValueError("data must be a non-empty 2-D array (rows = examples)")
+    data = check_array(data, "data", ndim=2, dtype=None)
     if not np.issubdtype(data.dtype, np.integer):
-        if not np.all(np.isfinite(data)) or not np.all(data == np.round(data)):
+        if not np.all(data == np.round(data)):
             raise ValueError("data must hold integer states 0, 1, ... (no NaN)")
         data = data.astype(int)
     if cards is None:
         cards = data.max(axis=0) + 1
-    cards = np.asarray(cards, dtype=int)
-    if cards.shape != (data.shape[1],):
-        raise ValueError("cards must give one number of states per column")
+    cards = _check_cards(cards, data.shape[1])
     if (data < 0).any() or (data >= cards).any():
         raise ValueError("data contain states outside 0..cards-1")
     return data, cards
+
+
+def _check_cards(cards, n_nodes):
+    cards = check_array(cards, "cards", ndim=1, dtype=None)
+    if cards.shape != (n_nodes,) or (cards < 1).any() or not np.all(cards == np.round(cards)):
+        raise ValueError(f"cards must give a positive whole number of states for each of the "
+                         f"{n_nodes} nodes, got {cards.tolist()}")
+    return cards.astype(int)
 
 
 def bn_n_params(parents, cards):
@@ -279,9 +284,7 @@ def bn_n_params(parents, cards):
     7
     """
     check_dag(parents)
-    cards = np.asarray(cards, dtype=int)
-    if len(cards) != len(parents) or (cards < 1).any():
-        raise ValueError("cards must give a positive number of states for each node")
+    cards = _check_cards(cards, len(parents))
     return int(sum((cards[i] - 1) * np.prod(cards[list(pa)], dtype=int)
                    for i, pa in enumerate(parents)))
 
@@ -316,6 +319,10 @@ def sample_binary_network(parents, probs, n, rng):
     Used in: Chapter 3, section "Choosing a network structure".
     """
     check_dag(parents)
+    n = check_scalar(n, "n", kind="integer", low=0)
+    _check_generator(rng)
+    if len(probs) != len(parents):
+        raise ValueError(f"probs must give one table per node ({len(parents)}), got {len(probs)}")
     data = np.zeros((int(n), len(parents)), dtype=int)
     for i, pa in enumerate(parents):
         if any(j >= i for j in pa):

@@ -103,24 +103,38 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     np.testing.assert_allclose(np.bincount(z) / 20_000, [0.2, 0.3, 0.5], atol=0.01)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 3), "k must lie between 1"),
-    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 1.5), "whole number"),
-    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0]], 0), "k must lie between 1"),
-    (lambda: knn_density([[0.0]], [[0.0, 1.0]], 1), "query has 1 dimensions but the data have 2"),
-    (lambda: kernel_density([[0.0]], [[0.0]], 0.0), "width must be positive"),
-    (lambda: kernel_density([[0.0]], [[0.0]], -1), "width must be positive"),
-    (lambda: kernel_density([[0.0]], [[0.0]], "wide"), "width must be a number"),
-    (lambda: kernel_density([[0.0]], [[np.nan]], 1.0), "data contains NaN"),
-    (lambda: kernel_density([[0.0]], np.empty((0, 1)), 1.0), "data is empty"),
-    (lambda: kernel_density(np.zeros((2, 2, 2)), [[0.0]], 1.0), "shape (n_points, n_dims)"),
-    (lambda: kernel_density([["a"]], [[0.0]], 1.0), "query must be an array of numbers"),
-    (lambda: cross_validate([[0.0], [1.0], [2.0]], "tree", [1]), "method must be"),
-    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", []), "values is empty"),
-    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), "n_folds"),
-    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), "1-D or 2-D"),
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 3), ValueError,
+     "k (1 to the number of data points, 2) must be an integer in [1, 2], got 3"),
+    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 1.5), TypeError,
+     "must be an integer in [1, 2], got 1.5"),
+    (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0]], 0), ValueError, "got 0"),
+    (lambda: knn_density([[0.0]], [[0.0, 1.0]], 1), ValueError, "query has 1 dimensions but the data have 2"),
+    (lambda: kernel_density([[0.0]], [[0.0]], 0.0), ValueError, "the kernel width must be a real number > 0, got 0"),
+    (lambda: kernel_density([[0.0]], [[0.0]], -1), ValueError, "the kernel width must be a real number > 0, got -1"),
+    (lambda: kernel_density([[0.0]], [[0.0]], "wide"), TypeError, "the kernel width must be a real number > 0, got 'wide'"),
+    (lambda: kernel_density([[0.0]], [[0.0]], np.nan), ValueError, "the kernel width must be a real number > 0, got nan"),
+    (lambda: kernel_density([[0.0]], [[np.nan]], 1.0), ValueError, "data must not contain NaN"),
+    (lambda: kernel_density([[0.0]], [[np.inf]], 1.0), ValueError, "data must be finite"),
+    (lambda: kernel_density([[0.0]], np.empty((0, 1)), 1.0), ValueError, "empty data"),
+    (lambda: kernel_density(np.zeros((2, 2, 2)), [[0.0]], 1.0), ValueError, "query must be a 1-D or 2-D array, got shape (2, 2, 2)"),
+    (lambda: kernel_density([["a"]], [[0.0]], 1.0), TypeError, "query must hold real numbers"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "tree", [1]), ValueError, "method must be"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", []), ValueError, "values is empty"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), ValueError, "n_folds"),
+    (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=2, rng="seed"), TypeError, "rng must be"),
+    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "1-D or 2-D"),
+    (lambda: density.mixture_density([[0.5, 0.5]], weights=[0.5, 0.5]), ValueError,
+     "weights must have 3 entries, got 2"),
+    (lambda: density.mixture_density([[0.5, 0.5]], weights=[0.5, 0.5, 0.5]), ValueError,
+     "weights must sum to 1"),
+    (lambda: density.mixture_density([[np.nan, 0.5]]), ValueError, "points must not contain NaN"),
+    (lambda: density.mixture_density([[0.5, 0.5]], covariances=-density.MIXTURE_COVARIANCES),
+     ValueError, "covariances[0] must be symmetric positive definite"),
+    (lambda: density.sample_mixture(10, 0, means=density.MIXTURE_MEANS[:2]), ValueError,
+     "weights must have 2 entries, got 3"),
 ])
-def test_bad_input(call, message):
-    with pytest.raises(ValueError) as err:
+def test_bad_input(call, error, message):
+    with pytest.raises(error) as err:
         call()
     assert message in str(err.value)

@@ -234,7 +234,7 @@ def test_empty_data():
 def test_nan_and_shape_errors_in_continuous_models():
     with pytest.raises(ValueError, match="NaN"):
         gaussian_mle([1.0, np.nan])
-    with pytest.raises(ValueError, match="lengths"):
+    with pytest.raises(ValueError, match="x and y must have the same length, got: x has 3, y has 2"):
         linear_gaussian_mle([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="identifiable"):
         linear_gaussian_mle([1, 1, 1], [1, 2, 3])
@@ -262,8 +262,11 @@ def test_other_bad_input():
         cross_entropy([0, 1], [0.5, 1.5])
     with pytest.raises(ValueError):
         wrapper_counts([0, 1, 2], [0, 1, 1])
-    for bad in (0, -3, 2.5, True):
-        with pytest.raises(ValueError):
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="n must be an integer >= 1"):
+            n_params_naive_bayes(bad)
+    for bad in (2.5, True, "3", None):
+        with pytest.raises(TypeError, match="n must be an integer >= 1"):
             n_params_naive_bayes(bad)
 
 
