@@ -346,6 +346,11 @@ def check_labels(y, name="y", *, n_samples=None, min_samples=1, allow_continuous
     arr = np.asarray(y)
     if arr.ndim == 0:
         raise TypeError(f"{name} must be a 1-D sequence of labels, got {describe(y)}")
+    if arr.dtype.kind in "US" and not isinstance(y, np.ndarray):
+        # numpy turns ["a", 1] or ["a", nan] into strings: look at the original values
+        objects = np.empty(len(y), dtype=object)
+        objects[:] = list(y)
+        _check_label_objects(objects, name)
     if arr.dtype.kind == "O" and arr.ndim > 1:  # ragged or nested objects
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.ndim == 2 and arr.shape[1] == 1:
@@ -372,21 +377,26 @@ def check_labels(y, name="y", *, n_samples=None, min_samples=1, allow_continuous
         raise ValueError(f"{name} must hold class labels, got complex numbers "
                          f"(Complex data not supported)")
     elif arr.dtype.kind == "O":
-        kinds = set()
-        for i, value in enumerate(arr):
-            if _is_missing(value):
-                raise ValueError(f"{name} must not contain missing labels, got {value!r} "
-                                 f"at index {i}")
-            try:
-                hash(value)
-            except TypeError:
-                raise TypeError(f"{name} must hold hashable labels, got "
-                                f"{type(value).__name__} at index {i}") from None
-            kinds.add("str" if isinstance(value, (str, bytes, np.str_)) else "other")
-        if len(kinds) > 1:
-            raise TypeError(f"{name} must not mix strings and other labels, got "
-                            f"{describe(list(arr[:6]))}")
+        _check_label_objects(arr, name)
     return arr
+
+
+def _check_label_objects(arr, name):
+    """Labels of a 1-D object array: present, hashable, not strings mixed with others."""
+    kinds = set()
+    for i, value in enumerate(arr):
+        if _is_missing(value):
+            raise ValueError(f"{name} must not contain missing labels, got {value!r} "
+                             f"at index {i}")
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(f"{name} must hold hashable labels, got "
+                            f"{type(value).__name__} at index {i}") from None
+        kinds.add("str" if isinstance(value, (str, bytes, np.str_)) else "other")
+    if len(kinds) > 1:
+        raise TypeError(f"{name} must not mix strings and other labels, got "
+                        f"{describe(list(arr[:6]))}")
 
 
 def encode_labels(y, classes, name="y"):

@@ -100,7 +100,8 @@ class GaussianClassifier:
                                  f"|D|-{ddof} needs at least {ddof + 1}")
             self.means_[c] = Xc.mean(axis=0)
             centred = Xc - self.means_[c]
-            self.covariances_[c] = centred.T @ centred / (Xc.shape[0] - ddof)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                self.covariances_[c] = centred.T @ centred / (Xc.shape[0] - ddof)
         if not np.isfinite(self.covariances_).all():
             raise ValueError("X has values so large that the covariances overflow "
                              f"(largest |value| {np.abs(X).max():g}): rescale the attributes")

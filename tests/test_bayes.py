@@ -361,3 +361,25 @@ def test_docstring_examples():
     import lib.bayes
     result = doctest.testmod(lib.bayes, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 8 and result.failed == 0
+
+
+# ------------------------------------------------------------- bad input, every kind
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: posterior(["a", "b"], [1, 1]), TypeError, "prior must hold real numbers"),
+    (lambda: posterior([0.5, 0.5], [np.nan, 1]), ValueError, "likelihood must not contain NaN"),
+    (lambda: posterior([0.5, 0.5], [np.inf, 1]), ValueError, "likelihood must be finite"),
+    (lambda: posterior([0.5, 0.7], [1, 1]), ValueError, r"prior \(over hypotheses\) must sum to 1"),
+    (lambda: posterior(0.5, [1]), ValueError, "prior must be a non-empty array"),
+    (lambda: candy_learner().sample(0, "3", np.random.default_rng(0)), TypeError, "n must be an integer >= 0"),
+    (lambda: candy_learner().sample(7, 3, np.random.default_rng(0)), ValueError, r"hypothesis must be an integer in \[0, 4\]"),
+    (lambda: candy_learner().sample(0, 3, 0), TypeError, "rng must be a numpy.random.Generator"),
+    (lambda: interval_concepts("3"), TypeError, "n_points must be an integer >= 1"),
+    (lambda: interval_concepts(0), ValueError, "n_points must be an integer >= 1, got 0"),
+    (lambda: simulate_gibbs_vs_bayes([1.0], [[0, 1]], [1], "10", np.random.default_rng(0)), TypeError,
+     "n_trials must be an integer"),
+    (lambda: candy_posterior_table(n_limes=-1), ValueError, "n_limes must be an integer >= 0"),
+    (lambda: bayes_optimal_classify([0.5, 0.5], [[np.nan, 1], [0, 1]]), ValueError, "class_probs must not contain NaN"),
+])
+def test_bad_input_kinds(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -138,3 +138,15 @@ def test_bad_input(call, error, message):
     with pytest.raises(error) as err:
         call()
     assert message in str(err.value)
+
+
+def test_figures_of_chapter_9_draw():
+    from lib.plots.density import (plot_cross_validation, plot_density_sliders, plot_estimates,
+                                   plot_sample)
+
+    data, _ = density.sample_mixture(60, 0)
+    assert len(plot_sample(data, k=5).axes) == 2
+    assert len(plot_estimates(data, "knn", [5, 10], n_grid=20).axes) == 2
+    assert len(plot_estimates(data, "kernel", [0.05], n_grid=20).axes) == 1
+    assert len(plot_cross_validation([1, 2, 4], [-1.0, -0.5, -0.8], [0.1, 0.2], [-1.0, -2.0]).axes) == 2
+    assert len(plot_density_sliders(k=5, width=0.1, data=data, n_grid=20).axes) == 3

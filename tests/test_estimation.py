@@ -281,3 +281,98 @@ def test_parameter_count_table_rows():
     lines = parameter_count_table(30).splitlines()
     assert len(lines) == 2 + 30
     assert lines[-1] == "| 30 | 1,073,741,824 | 2,147,483,647 | 61 |"
+
+
+# ------------------------------------------------------------- bad input, every kind
+@pytest.mark.parametrize("theta", [np.nan, [0.5, np.nan]])
+def test_beta_density_of_nan_raises_never_zero(theta):
+    for method in ("pdf", "logpdf", "cdf"):
+        with pytest.raises(ValueError, match="theta must not contain NaN"):
+            getattr(BetaPosterior(2, 3), method)(theta)
+
+
+def test_beta_density_outside_the_interval_is_zero():
+    assert BetaPosterior(2, 3).pdf([-0.5, 1.5, np.inf]).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("theta, match", [
+    ([0.5, 0.5, 0.5], "must sum to 1"),
+    ([0.2, 0.3], "last axis of length 3"),
+    ([1.2, -0.1, -0.1], r"must hold probabilities in \[0, 1\]"),
+    ([np.nan, 0.5, 0.5], "must not contain NaN"),
+    ([[0.2, 0.3, 0.5], [0.5, 0.5, 0.5]], r"row \(1,\)"),
+])
+def test_dirichlet_density_off_the_simplex_raises(theta, match):
+    for method in ("pdf", "logpdf"):
+        with pytest.raises(ValueError, match=match):
+            getattr(DirichletPosterior([2.0, 3.0, 4.0]), method)(theta)
+
+
+def test_dirichlet_density_on_the_simplex_matches_scipy():
+    theta = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])
+    ours = DirichletPosterior([2.0, 3.0, 4.0]).pdf(theta)
+    np.testing.assert_allclose(ours, [stats.dirichlet([2, 3, 4]).pdf(t) for t in theta], rtol=1e-12)
+
+
+@pytest.mark.parametrize("a, b", [(1e200, 1e200), (1e300, 3e300), (1e307, 1e308), (2.5, 1e250)])
+def test_beta_moments_do_not_overflow_for_huge_parameters(a, b):
+    post = BetaPosterior(a, b)
+    mean, var = post.mean(), post.var()
+    assert mean == pytest.approx(1 / (1 + b / a), rel=1e-12)
+    expected_var = (1 / (1 + b / a)) * (1 / (1 + a / b)) / (a + b + 1)
+    assert np.isfinite(var) and var == pytest.approx(expected_var, rel=1e-12)
+    assert 0 < post.mode() < 1 and post.mode() == pytest.approx(mean, rel=1e-6)
+
+
+@pytest.mark.parametrize("a, b", [(2.0, 3.0), (0.5, 0.5), (40.0, 7.0)])
+def test_beta_moments_match_scipy(a, b):
+    post, ref = BetaPosterior(a, b), stats.beta(a, b)
+    assert post.mean() == pytest.approx(ref.mean(), rel=1e-13)
+    assert post.var() == pytest.approx(ref.var(), rel=1e-13)
+
+
+def test_dirichlet_mean_of_huge_parameters():
+    np.testing.assert_allclose(DirichletPosterior([1e308, 1e308, 2e307]).mean(),
+                               np.array([10, 10, 2]) / 22, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: BetaPosterior("2", 2), TypeError, "a must be a real number > 0, got '2'"),
+    (lambda: BetaPosterior(2, np.nan), ValueError, "b must be a real number > 0, got nan"),
+    (lambda: BetaPosterior(2, 2).update(np.nan, 1), ValueError, "heads must be a real number >= 0, got nan"),
+    (lambda: BetaPosterior(2, 2).update(1, -1), ValueError, "tails must be a real number >= 0"),
+    (lambda: BetaPosterior(2, 2).interval("0.9"), TypeError, r"level must be a real number in \(0, 1\)"),
+    (lambda: BetaPosterior(2, 2).interval(np.nan), ValueError, "level"),
+    (lambda: DirichletPosterior([1.0, "2"]), TypeError, "alpha must hold real numbers"),
+    (lambda: DirichletPosterior([1.0, np.inf]), ValueError, "alpha must be finite"),
+    (lambda: DirichletPosterior([1.0, 2.0]).update([1, np.nan]), ValueError, "counts must not contain NaN"),
+    (lambda: mle_bernoulli("1", 1), TypeError, "n1 must hold real numbers"),
+    (lambda: mle_bernoulli(np.inf, 1), ValueError, "n1 must be finite"),
+    (lambda: map_bernoulli(1, 1, a=np.nan), ValueError, "a must be a real number > 0, got nan"),
+    (lambda: bernoulli_log_likelihood(np.nan, 1, 1), ValueError, "theta must not contain NaN"),
+    (lambda: cross_entropy([0, 1], [np.nan, 0.5]), ValueError, "p must not contain NaN"),
+    (lambda: cross_entropy([0, 1], [0.5]), ValueError, "y and p must have the same shape"),
+    (lambda: wrapper_log_likelihood((0.5, 0.5), {}), ValueError, r"params must be \(theta, theta1, theta2\)"),
+    (lambda: wrapper_log_likelihood((0.5, 0.5, 0.5), {"c": 1}), ValueError, "counts must be a dict with the keys"),
+    (lambda: wrapper_mle({"c": 1, "l": 1, "rc": 1, "gc": 0, "rl": np.nan, "gl": 1}), ValueError,
+     r"counts\['rl'\] must be a real number >= 0, got nan"),
+    (lambda: wrapper_counts([1, 0], [1]), ValueError, "cherry and red must have the same length"),
+    (lambda: gaussian_mle(["1", "2"]), TypeError, "x must hold real numbers"),
+    (lambda: gaussian_mle([]), ValueError, "empty data"),
+])
+def test_bad_input_kinds(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_gaussian_mle_of_huge_values_does_not_overflow():
+    mu, sigma = gaussian_mle([1e308, -1e308, 1e308, -1e308])
+    assert mu == 0.0 and sigma == pytest.approx(1e308)
+    np.testing.assert_allclose(gaussian_mle([1.0, 2.0, 4.0]), (7 / 3, np.std([1.0, 2.0, 4.0])), rtol=1e-15)
+
+
+def test_figures_of_chapter_2_draw():
+    from lib.plots.estimation import plot_beta_panels, plot_linear_gaussian
+
+    assert len(plot_beta_panels([(1, 1), (2, 2)], [(3, 1)], ("a", "b")).axes) == 2
+    assert plot_linear_gaussian([0, 1, 2], [0, 1, 2.5], 1.2, -0.1, true_line=(1, 0)).axes[0].lines

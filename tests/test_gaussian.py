@@ -189,3 +189,62 @@ def test_iris_loader_columns():
     assert X.shape == (150, 1) and names == ["sepal_width"] and len(set(y)) == 3
     with pytest.raises(ValueError, match="unknown iris columns"):
         load_iris_uci(columns=["petal_area"])
+
+
+# ------------------------------------------------------------- bad input, every kind
+_X = np.random.default_rng(7).normal(size=(30, 2))
+_Y = np.arange(30) % 2
+
+
+@pytest.mark.parametrize("kwargs, X, y, error, match", [
+    ({"reg": np.nan}, _X, _Y, ValueError, "reg must be a real number >= 0, got nan"),
+    ({"reg": "0.1"}, _X, _Y, TypeError, "reg must be a real number >= 0, got '0.1'"),
+    ({"ddof": "1"}, _X, _Y, TypeError, "ddof must be an integer"),
+    ({"priors": [np.nan, 1.0]}, _X, _Y, ValueError, "priors must not contain NaN"),
+    ({"priors": [0.5, 0.5, 0.0]}, _X, _Y, ValueError, "priors must have 2 entries, got 3"),
+    ({}, np.zeros((30, 0)), _Y, ValueError, r"0 feature\(s\)"),
+    ({}, _X, [None] * 30, ValueError, "y must not contain missing labels, got None"),
+    ({}, _X, np.linspace(0, 1, 30), ValueError, "continuous"),
+    ({}, np.where(_X > 1, np.inf, _X), _Y, ValueError, "X must be finite"),
+    ({}, _X.astype(str), _Y, TypeError, "X must hold real numbers"),
+    ({}, _X * 1e200, _Y, ValueError, "covariances overflow"),
+])
+def test_bad_fit_input(kwargs, X, y, error, match):
+    with pytest.raises(error, match=match):
+        GaussianClassifier(**kwargs).fit(X, y)
+
+
+def test_far_points_are_refused_by_predict_and_predict_proba_alike():
+    clf = GaussianClassifier().fit(_X, _Y)
+    for method in ("predict", "predict_proba", "predict_log_proba"):
+        with pytest.raises(ValueError, match=r"every class has density zero at example\(s\) \[1\]"):
+            getattr(clf, method)([[0.0, 0.0], [1e200, 1e200]])
+    P = clf.predict_proba([[30.0, -30.0]])       # far but finite: still a distribution
+    np.testing.assert_allclose(P.sum(), 1.0)
+
+
+def test_zero_prior_class_is_never_chosen():
+    clf = GaussianClassifier(priors=[1.0, 0.0]).fit(_X, _Y)
+    assert (clf.predict(_X) == 0).all()
+    np.testing.assert_allclose(clf.predict_proba(_X)[:, 1], 0.0)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: bayes_risk_decision([[np.nan, 1.0]], zero_one_loss(2)), ValueError, "posteriors must not contain NaN"),
+    (lambda: bayes_risk_decision([[0.5, 0.5]], [[0, np.inf], [1, 0]]), ValueError, "loss must be finite"),
+    (lambda: bayes_risk_decision([[0.5, 0.5]], "01"), TypeError, "loss must hold real numbers"),
+    (lambda: zero_one_loss("2"), TypeError, "n_classes must be an integer >= 1, got '2'"),
+    (lambda: zero_one_loss(2.5), TypeError, "n_classes must be an integer"),
+])
+def test_risk_inputs(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_figures_of_the_gaussian_sections_draw(iris2):
+    from lib.plots.gaussian import plot_class_densities, plot_decision_regions
+
+    X, y = iris2
+    clf = GaussianClassifier().fit(X, y)
+    assert plot_class_densities(clf, X, y).axes[0].collections
+    assert len(plot_decision_regions([clf, clf], X, y, ["a", "b"]).axes) == 2

@@ -236,3 +236,41 @@ def test_widget_callback_returns_a_figure():
     for n, noise in [(20, 0.05), (1000, 1.0)]:
         fig = plot_polynomial_mdl(n=n, noise=noise, seed=0)
         assert len(fig.axes) == 2
+
+
+# ------------------------------------------------------------- bad input, every kind
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: code_length(np.nan), ValueError, "p must not contain NaN"),
+    (lambda: code_length("0.5"), TypeError, "p must hold real numbers"),
+    (lambda: count_bits([np.inf, 1], [0.5, 0.5]), ValueError, "counts must be finite"),
+    (lambda: count_bits([-1, 1], [0.5, 0.5]), ValueError, "counts must be >= 0, got -1"),
+    (lambda: data_bits(np.nan), ValueError, "log_likelihood must not contain NaN"),
+    (lambda: parameter_bits(2, np.nan), ValueError, "the sample size n must not contain NaN"),
+    (lambda: parameter_bits(2, 0), ValueError, "the sample size n must be >= 1, got 0"),
+    (lambda: parameter_bits(-1, 10), ValueError, "the number of parameters k must be >= 0"),
+    (lambda: precision_bits(2, "0.1"), TypeError, "precision must be a real number > 0"),
+    (lambda: precision_bits(2, 0.5, scale=0.1), ValueError, "scale must be a real number >= 0.5"),
+    (lambda: bic(np.nan, 2, 10), ValueError, "log_likelihood must not contain NaN"),
+    (lambda: polynomial_data("10", 0.1, np.random.default_rng(0)), TypeError, "n must be an integer >= 2"),
+    (lambda: polynomial_data(10, np.nan, np.random.default_rng(0)), ValueError, "noise must be a real number > 0"),
+    (lambda: polynomial_data(10, 0.1, 0), TypeError, "rng must be a numpy.random.Generator"),
+    (lambda: gaussian_bin_log_likelihood([0.1], np.nan, 0.01), ValueError, "sigma must be a real number >= 0"),
+    (lambda: polynomial_scores([0.1, 0.2, 0.3], [1, 2], [1]), ValueError, "x and y must have the same length"),
+    (lambda: bn_n_params([(), (0,)], [2, "x"]), TypeError, "cards must hold real numbers"),
+    (lambda: bn_n_params([(), (0,)], [2, 1.5]), ValueError, "positive whole number of states"),
+    (lambda: bn_log_likelihood([["a", "b"]], [(), (0,)]), TypeError, "data must hold real numbers"),
+    (lambda: sample_binary_network([(), (0,)], [[0.5]], 5, np.random.default_rng(0)), ValueError,
+     r"probs must give one table per node \(2\), got 1"),
+    (lambda: sample_binary_network([()], [[np.nan]], 5, np.random.default_rng(0)), ValueError,
+     r"probs\[0\] must not contain NaN"),
+])
+def test_bad_input_kinds(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_selection_figure_draws():
+    from lib.plots.mdl import plot_selection_panels
+
+    fig = plot_selection_panels([("a", ["0", "1"], [10.0, 5.0], [1.0, 2.0])] * 3)
+    assert sum(ax.get_visible() for ax in fig.axes) == 3

@@ -1,4 +1,4 @@
-"""Tests of lib/naive_bayes.py: the source notes' worked example, properties, bad input,
+"""Tests of lib/naive_bayes/ (and its figures, lib/plots/naive_bayes.py): the source notes' worked example, properties, bad input,
 and oracle comparisons with scikit-learn's naive Bayes estimators."""
 import numpy as np
 import pytest
@@ -12,6 +12,8 @@ from lib.naive_bayes import (
     GaussianNB,
     MultinomialNB,
     duplicated_attribute_posteriors,
+    log_odds_weights,
+    parameter_counts,
     probability_table,
 )
 
@@ -356,3 +358,170 @@ def test_playtennis_loader_rejects_unknown_variant():
         load_playtennis("weka")
     X, y, names = load_playtennis("classic")
     assert X.shape == (14, 4) and sorted(set(y)) == ["bad", "good"] and (y == "good").sum() == 9
+
+
+# ------------------------------------------------------------- bad input, every kind
+_COUNTS = np.array([[1, 0, 2], [0, 3, 1], [2, 2, 0], [0, 1, 4]])
+_LABELS = ["a", "b", "a", "b"]
+
+
+@pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix])
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB])
+@pytest.mark.parametrize("bad, error, words", [
+    (np.nan, ValueError, ["X", "NaN"]),
+    (np.inf, ValueError, ["X", "finite"]),
+    (-np.inf, ValueError, ["X", "finite"]),
+])
+def test_counts_with_nan_or_inf_are_refused_in_fit_and_predict(make, cls, bad, error, words):
+    X = _COUNTS.astype(float)
+    X[1, 2] = bad
+    for call in (lambda: cls().fit(make(X), _LABELS),
+                 lambda: cls().fit(_COUNTS, _LABELS).predict(make(X))):
+        with pytest.raises(error) as info:
+            call()
+        assert all(w in str(info.value) for w in words)
+
+
+@pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix])
+def test_negative_counts_are_refused_in_fit_and_predict(make):
+    X = _COUNTS.copy()
+    X[0, 1] = -2
+    with pytest.raises(ValueError, match="X must hold non-negative counts, got a minimum of -2"):
+        MultinomialNB().fit(make(X), _LABELS)
+    with pytest.raises(ValueError, match="non-negative counts"):
+        MultinomialNB().fit(_COUNTS, _LABELS).predict_proba(make(X))
+
+
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB, CategoricalNB])
+@pytest.mark.parametrize("alpha, error, text", [
+    (np.nan, ValueError, "got nan"), (np.inf, ValueError, "got inf"), (-1, ValueError, "got -1"),
+    ("1", TypeError, "got '1'"), (None, TypeError, "got None"), ([1.0], TypeError, "got [1.0]"),
+    (1e300, ValueError, "got 1e+300"),
+])
+def test_smoothing_parameters_are_checked(cls, alpha, error, text):
+    X = [["x", "y"], ["y", "x"]] if cls is CategoricalNB else _COUNTS[:2]
+    with pytest.raises(error, match="alpha must be a real number") as info:
+        cls(alpha=alpha).fit(X, [0, 1])
+    assert text in str(info.value)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(m=np.nan), ValueError, "m must be a real number >= 0, got nan"),
+    (dict(m="2"), TypeError, "m must be a real number >= 0, got '2'"),
+    (dict(m=2, p=[[0.5, np.nan]]), ValueError, r"p\[0\] must not contain NaN"),
+    (dict(class_prior=[np.nan, 1.0]), ValueError, "class_prior must not contain NaN"),
+    (dict(class_prior=[0.7, 0.7]), ValueError, "class_prior must sum to 1"),
+])
+def test_categorical_parameters_are_checked(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        CategoricalNB(**kwargs).fit([["x"], ["y"]], [0, 1])
+
+
+@pytest.mark.parametrize("model, X", [
+    (MultinomialNB(), np.zeros((3, 0))), (BernoulliNB(), np.zeros((3, 0))),
+    (GaussianNB(), np.zeros((3, 0))), (CategoricalNB(), np.empty((3, 0), dtype=object)),
+])
+def test_zero_features_are_refused(model, X):
+    with pytest.raises(ValueError, match=r"X must have at least 1 column.*0 feature\(s\) \(shape=\(3, 0\)\)"):
+        model.fit(X, [0, 1, 0])
+
+
+@pytest.mark.parametrize("y, error, match", [
+    (["a", None, "a", "b"], ValueError, "y must not contain missing labels, got None at index 1"),
+    ([0.0, np.nan, 1.0, 0.0], ValueError, "y must not contain missing labels, got NaN at index 1"),
+    (["a", 1, "a", "b"], TypeError, "y must not mix strings and other labels"),
+    ([0.5, 1.5, 0.5, 1.5], ValueError, "continuous"),
+    (None, ValueError, "y must be a 1-D sequence of labels, got None"),
+])
+@pytest.mark.parametrize("cls", [MultinomialNB, GaussianNB])
+def test_bad_labels_are_refused(cls, y, error, match):
+    with pytest.raises(error, match=match):
+        cls().fit(_COUNTS, y)
+
+
+@pytest.mark.parametrize("model, X, query", [
+    (MultinomialNB(alpha=0), [[1, 0], [0, 1]], [[1, 1]]),
+    (BernoulliNB(alpha=0), [[1, 0], [0, 1]], [[1, 1]]),
+    (CategoricalNB(alpha=0), [["a", "x"], ["b", "y"]], [["a", "y"]]),
+])
+def test_predict_and_predict_proba_refuse_the_same_impossible_rows(model, X, query):
+    model.fit(X, [0, 1])
+    for method in ("predict", "predict_proba", "predict_log_proba"):
+        with pytest.raises(ValueError, match=r"every class has probability zero for example\(s\) \[0\]"):
+            getattr(model, method)(query)
+    # possible rows are still classified
+    assert model.predict(X).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("X", [
+    np.column_stack([np.r_[np.ones(10), np.ones(10) + 1e-15], np.linspace(0, 1, 20)]),
+    np.column_stack([np.ones(20), np.linspace(0, 1, 20)]),              # one constant attribute
+    np.ones((20, 2)),                                                     # all attributes constant
+    np.random.default_rng(1).normal(size=(20, 2)) * 1e-160,              # variances underflow
+    np.random.default_rng(2).normal(size=(20, 2)) * 1e150,               # huge but finite
+])
+def test_gaussian_nb_rows_sum_to_one_for_near_constant_and_extreme_features(X):
+    y = np.arange(20) % 2
+    nb = GaussianNB().fit(X, y)
+    P = nb.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.isfinite(P).all() and (nb.var_ > 0).all()
+    assert (nb.predict(X) == nb.classes_[P.argmax(axis=1)]).all()
+
+
+def test_gaussian_nb_near_constant_feature_matches_sklearn():
+    rng = np.random.default_rng(3)
+    X = np.column_stack([1 + 1e-9 * rng.normal(size=40), rng.normal(size=40)])
+    y = np.arange(40) % 2
+    X[y == 1, 1] += 1
+    ours, ref = GaussianNB().fit(X, y), sk.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(ours.var_, ref.var_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+
+
+def test_gaussian_nb_far_points_and_overflow_are_refused_clearly():
+    X = np.random.default_rng(4).normal(size=(20, 2))
+    nb = GaussianNB().fit(X, np.arange(20) % 2)
+    for method in ("predict", "predict_proba"):
+        with pytest.raises(ValueError, match="so far from every class"):
+            getattr(nb, method)([[1e200, 0.0]])
+    with pytest.raises(ValueError, match="variances overflow"):
+        GaussianNB().fit(X * 1e200, np.arange(20) % 2)
+    with pytest.raises(ValueError, match="var_smoothing must be a real number >= 0, got nan"):
+        GaussianNB(var_smoothing=np.nan).fit(X, np.arange(20) % 2)
+    with pytest.raises(ValueError, match="priors must sum to 1"):
+        GaussianNB(priors=[0.5, 0.6]).fit(X, np.arange(20) % 2)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: BernoulliNB(binarize="0").fit(_COUNTS, _LABELS), TypeError, "binarize must be a real number"),
+    (lambda: BernoulliNB(binarize=None).fit(_COUNTS, _LABELS), ValueError, "only 0 and 1 when binarize=None, got 2"),
+    (lambda: MultinomialNB().fit([["a", "b"]], [0]), TypeError, "X must hold real numbers"),
+    (lambda: MultinomialNB().fit(_COUNTS, _LABELS).predict(_COUNTS[:, :2]), ValueError,
+     "X has 2 features, but MultinomialNB is expecting 3"),
+    (lambda: GaussianNB().fit(_COUNTS, _LABELS).predict([1.0, 2.0, 3.0]), ValueError, "Reshape your data"),
+    (lambda: CategoricalNB().fit([["a"], ["b"]], [0, 1], ).predict([["c"]]), ValueError, "unknown category 'c'"),
+    (lambda: CategoricalNB(handle_unknown=1).fit([["a"]], [0]), ValueError, "handle_unknown must be one of"),
+    (lambda: parameter_counts("3"), TypeError, "n_attributes must be an integer"),
+    (lambda: parameter_counts(3, n_values=1), ValueError, "n_values must be an integer >= 2"),
+    (lambda: duplicated_attribute_posteriors([["a"], ["b"]], [0, 1], ["a"], 0, [0], 1), ValueError,
+     r"copies\[i\] must be an integer >= 1"),
+    (lambda: log_odds_weights(CategoricalNB(), 0, 1), ValueError, "not fitted"),
+])
+def test_other_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# --------------------------------------------------------------------------- figures
+def test_figures_of_chapter_4_draw():
+    from lib.plots.naive_bayes import plot_duplicated_evidence, plot_evidence, plot_posterior_vs_m
+
+    X, y, names = load_playtennis()
+    nb = CategoricalNB().fit(X, y)
+    figs = [plot_posterior_vs_m(X, y, [QUERIES[0]], "good", [0, 1, 4, 10], marks=[(4, "Laplace")],
+                                reference=0.6),
+            plot_duplicated_evidence([1, 2, 3], [0.6, 0.5, 0.4], "good"),
+            plot_evidence(nb, QUERIES, names, "good", "bad")]
+    for fig in figs:
+        assert fig.axes and (fig.axes[0].lines or fig.axes[0].patches)

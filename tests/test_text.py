@@ -1,4 +1,4 @@
-"""Tests of lib/text.py: naive Bayes for text and n-gram language models (Chapter 5).
+"""Tests of lib/text/ (and its figures, lib/plots/text.py): naive Bayes for text and n-gram language models (Chapter 5).
 
 Oracles: scikit-learn's CountVectorizer, MultinomialNB and BernoulliNB on the same
 counts; the real 20 Newsgroups corpus comes from the shared archive.
@@ -339,3 +339,84 @@ def test_sentences_and_post_body():
     assert sentences("Don't stop. It's 3 a.m.") == [["don't", "stop"], ["it's", "3", "a", "m"]]
     with pytest.raises(TypeError):
         sentences(None)
+
+
+# ------------------------------------------------------------- bad input, every kind
+@pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix])
+@pytest.mark.parametrize("bad, match", [
+    (np.nan, "counts.* must not contain NaN"), (np.inf, "counts.* must be finite"),
+    (-1.0, "counts must hold non-negative counts, got a minimum of -1"),
+])
+def test_bad_counts_are_refused(make, bad, match):
+    X = np.ones((2, 3))
+    X[1, 2] = bad
+    with pytest.raises(ValueError, match=match):
+        NaiveBayesText().fit_counts(make(X), ["a", "b"])
+    model = NaiveBayesText().fit_counts(np.ones((2, 3)), ["a", "b"])
+    with pytest.raises(ValueError, match=match.replace("counts", "docs", 1)):
+        model.predict(make(X))
+
+
+@pytest.mark.parametrize("alpha, error", [
+    (np.nan, ValueError), (np.inf, ValueError), (0, ValueError), (-1, ValueError),
+    ("1", TypeError), (None, TypeError), (True, TypeError),
+])
+def test_bad_alpha(alpha, error):
+    with pytest.raises(error, match="alpha must be a real number in"):
+        NaiveBayesText(alpha=alpha)
+    with pytest.raises(error, match="alpha must be a real number in"):
+        learn_naive_bayes_text(DOCS, LABELS, alpha=alpha)
+
+
+@pytest.mark.parametrize("smoothing, error", [
+    (np.nan, ValueError), (np.inf, ValueError), (-0.5, ValueError), ("1", TypeError), (None, TypeError),
+])
+def test_bad_ngram_smoothing(smoothing, error):
+    with pytest.raises(error, match="smoothing must be a real number"):
+        NGramModel(2, smoothing=smoothing)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: learn_naive_bayes_text(DOCS, ["hockey", None, "space", "space"]), ValueError,
+     "labels must not contain missing labels, got None at index 1"),
+    (lambda: learn_naive_bayes_text(DOCS, ["hockey", 1, "space", "space"]), TypeError, "mix strings"),
+    (lambda: learn_naive_bayes_text(DOCS[:2] + [3, None], LABELS), TypeError, "document 2 of the corpus must be a str"),
+    (lambda: NaiveBayesText().fit_counts(np.ones((2, 3)), ["a", "b"], {"x": 0, "y": 0, "z": 2}), ValueError,
+     "distinct columns"),
+    (lambda: NaiveBayesText().fit_counts(np.ones((2, 0)), ["a", "b"]), ValueError, r"0 feature\(s\)"),
+    (lambda: NaiveBayesText().fit_counts(np.array([["1", "2"]]), ["a"]), TypeError, "counts must hold real numbers"),
+    (lambda: NaiveBayesText().predict(["text"]), ValueError, "This NaiveBayesText instance is not fitted"),
+    (lambda: classify_naive_bayes_text(NaiveBayesText(), "text"), ValueError, "not fitted"),
+    (lambda: most_indicative_words(learn_naive_bayes_text(DOCS, LABELS), n_words=0), ValueError,
+     "n_words must be an integer >= 1"),
+    (lambda: NGramModel(2).fit([["a", None]]), TypeError, "a sentence must hold words"),
+    (lambda: NGramModel(2).fit([["a"], 5]), TypeError, "document 1 of the corpus of sentences"),
+    (lambda: NGramModel(2).fit(TOY).prob(None), TypeError, "word must be a str"),
+    (lambda: NGramModel(2).fit(TOY).sample(0, max_words=-1), ValueError, "max_words must be an integer >= 0"),
+    (lambda: NGramModel(2).fit(TOY).sample("seed"), TypeError, "rng must be"),
+    (lambda: NGramModel(2).log_prob(["a"]), ValueError, "This NGramModel instance is not fitted"),
+])
+def test_other_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+@pytest.mark.parametrize("labels, predicted, match", [
+    ([0, 2], [0, 1], r"labels must hold class numbers in 0..1, got 2 \(at position 1\)"),
+    ([0, -1], [0, 1], "labels must hold class numbers in 0..1, got -1"),
+    ([0, 1], [5, 1], "predicted must hold class numbers in 0..1, got 5"),
+    ([0, 0.5], [0, 1], r"labels must hold class numbers \(integers\), got 0.5"),
+    ([0, np.nan], [0, 1], "labels must not contain NaN"),
+])
+def test_confusion_matrix_refuses_out_of_range_labels(labels, predicted, match):
+    with pytest.raises(ValueError, match=match):
+        confusion_matrix(labels, predicted, 2)
+
+
+def test_confusion_matrix_matches_sklearn():
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(4, size=200), rng.integers(4, size=200)
+    np.testing.assert_array_equal(confusion_matrix(y, p, 4),
+                                  metrics.confusion_matrix(y, p, labels=range(4)))
+    assert confusion_matrix([], [], 3).sum() == 0

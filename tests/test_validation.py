@@ -194,6 +194,8 @@ def test_check_labels_accepts():
     (5, TypeError, ["1-D sequence"]),
     (np.array([[1], "a"], dtype=object), TypeError, ["hashable", "list"]),
     (np.array(["a", 1], dtype=object), TypeError, ["mix"]),
+    (["a", 1], TypeError, ["mix"]),                 # numpy alone would make "1" a string
+    (["a", np.nan], ValueError, ["missing", "nan"]),  # ... and NaN the string "nan"
 ])
 def test_check_labels_refuses(y, error, words):
     n = 3 if words[0] == "one label per row" else None
