@@ -39,7 +39,7 @@ def new_figure(figsize=(6.4, 3.6), **kwargs):
     """A new constrained-layout ``Figure`` that IPython displays as a PNG image.
 
     Used by every chapter's plotting functions, first in Chapter 1
-    (``lib.bayes.plot_candy_posteriors``).
+    (``lib.plots.bayes.plot_candy_posteriors``).
 
     >>> fig = new_figure((4, 3))
     >>> ax = fig.subplots()
