@@ -123,6 +123,8 @@ def _issparse(X):
 
 
 def _check_finite(values, name, allow_nan, allow_inf):
+    if (allow_nan and allow_inf) or np.isfinite(values).all():   # one pass when all is well
+        return
     if not allow_nan:
         nan = np.isnan(values)
         if nan.any():
@@ -155,7 +157,7 @@ def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_i
         X = X.tocsr()
         if X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
-        if dtype is not None:
+        if dtype is not None and X.dtype != dtype:
             X = X.astype(dtype)
         _check_finite(X.data, f"{name} (stored values)", allow_nan, allow_inf)
         arr_shape = X.shape

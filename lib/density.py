@@ -65,6 +65,7 @@ def _squared_distances(query, data):
 
 def log_ball_volume(d):
     """Log of the volume of the unit ball in ``d`` dimensions, ``pi^(d/2) / Gamma(d/2 + 1)``."""
+    d = check_scalar(d, "d", kind="integer", low=1)
     return 0.5 * d * np.log(np.pi) - gammaln(0.5 * d + 1)
 
 

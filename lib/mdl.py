@@ -238,8 +238,12 @@ def check_dag(parents):
 
     Used in: Chapter 3, section "Choosing a network structure".
     """
+    if isinstance(parents, (str, bytes)) or not hasattr(parents, "__len__"):
+        raise TypeError(f"parents must be a sequence of parent-index tuples, got {parents!r}")
     d = len(parents)
     for i, pa in enumerate(parents):
+        if isinstance(pa, (str, bytes)) or not hasattr(pa, "__iter__"):
+            raise TypeError(f"parents[{i}] must be a tuple of parent indices, got {pa!r}")
         for j in pa:
             if not (isinstance(j, (int, np.integer)) and 0 <= j < d):
                 raise ValueError(f"node {i} has an unknown parent {j!r}")

@@ -124,6 +124,7 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), ValueError, "n_folds"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=2, rng="seed"), TypeError, "rng must be"),
     (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "1-D or 2-D"),
+    (lambda: density.log_ball_volume(0), ValueError, "d must be an integer >= 1"),
     (lambda: density.mixture_density([[0.5, 0.5]], weights=[0.5, 0.5]), ValueError,
      "weights must have 3 entries, got 2"),
     (lambda: density.mixture_density([[0.5, 0.5]], weights=[0.5, 0.5, 0.5]), ValueError,

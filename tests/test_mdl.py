@@ -241,6 +241,8 @@ def test_widget_callback_returns_a_figure():
 # ------------------------------------------------------------- bad input, every kind
 @pytest.mark.parametrize("call, error, match", [
     (lambda: code_length(np.nan), ValueError, "p must not contain NaN"),
+    (lambda: check_dag(3), TypeError, "parents must be a sequence"),
+    (lambda: check_dag([(), 0]), TypeError, r"parents\[1\] must be a tuple of parent indices"),
     (lambda: code_length("0.5"), TypeError, "p must hold real numbers"),
     (lambda: count_bits([np.inf, 1], [0.5, 0.5]), ValueError, "counts must be finite"),
     (lambda: count_bits([-1, 1], [0.5, 0.5]), ValueError, "counts must be >= 0, got -1"),

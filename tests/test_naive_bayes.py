@@ -507,6 +507,8 @@ def test_gaussian_nb_far_points_and_overflow_are_refused_clearly():
     (lambda: duplicated_attribute_posteriors([["a"], ["b"]], [0, 1], ["a"], 0, [0], 1), ValueError,
      r"copies\[i\] must be an integer >= 1"),
     (lambda: log_odds_weights(CategoricalNB(), 0, 1), ValueError, "not fitted"),
+    (lambda: probability_table(CategoricalNB().fit([["a", "b"]], [0]), names=["x"]), ValueError,
+     r"names must give one name per attribute \(2\), got 1"),
 ])
 def test_other_bad_input(call, error, match):
     with pytest.raises(error, match=match):

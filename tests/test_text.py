@@ -395,6 +395,7 @@ def test_bad_ngram_smoothing(smoothing, error):
     (lambda: NGramModel(2).fit(TOY).sample(0, max_words=-1), ValueError, "max_words must be an integer >= 0"),
     (lambda: NGramModel(2).fit(TOY).sample("seed"), TypeError, "rng must be"),
     (lambda: NGramModel(2).log_prob(["a"]), ValueError, "This NGramModel instance is not fitted"),
+    (lambda: post_body(None), TypeError, "post must be a str"),
 ])
 def test_other_bad_input(call, error, match):
     with pytest.raises(error, match=match):

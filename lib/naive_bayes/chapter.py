@@ -15,7 +15,10 @@ def probability_table(model, names=None):
     attribute names (default ``x0, x1, ...``).
     """
     model._check_fitted()
-    names = names or [f"x{j}" for j in range(model.n_features_in_)]
+    names = list(names) if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
+    if len(names) != model.n_features_in_:
+        raise ValueError(f"names must give one name per attribute ({model.n_features_in_}), "
+                         f"got {len(names)}")
     rows = []
     for j, (cats, counts) in enumerate(zip(model.categories_, model.category_count_)):
         total = counts.sum(axis=1)

@@ -21,6 +21,8 @@ def post_body(post):
     earlier post (starting with ``>``, ``|`` or ``:``) and "... writes:" lines.
     Used in: Chapter 5, section "Language models".
     """
+    if not isinstance(post, str):
+        raise TypeError(f"post must be a str, got {type(post).__name__}")
     _, _, body = post.partition("\n\n")
     return "\n".join(line for line in body.splitlines() if not _QUOTE.search(line))
 
