@@ -273,3 +273,15 @@ def test_check_table():
             assert word in str(info.value)
     with pytest.raises(TypeError, match="2-D table"):
         check_table("abc")
+
+
+# ------------------------------------------------------------------ architecture
+@pytest.mark.parametrize("module", ["lib._validation", "lib.bayes", "lib.estimation", "lib.mdl",
+                                    "lib.density", "lib.gaussian", "lib.naive_bayes", "lib.text"])
+def test_algorithm_modules_do_not_import_matplotlib(module):
+    """Figures live in lib/plots/: importing an algorithm module loads no matplotlib."""
+    import subprocess
+    import sys
+
+    code = f"import sys, {module}; sys.exit('matplotlib' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
