@@ -32,6 +32,11 @@ __all__ = [
 ]
 
 
+#: Largest Beta/Dirichlet parameter for which the log density formula keeps ~7 correct
+#: digits: its terms are about alpha in size and cancel, losing alpha * 1e-16.
+_HUGE = 1e8
+
+
 # --------------------------------------------------------------------------- checks
 def _counts(values, name):
     """Return ``values`` as a float array of finite, non-negative counts."""
@@ -142,11 +147,23 @@ class BetaPosterior:
         return float(_mode(np.array([self.a, self.b]))[0])
 
     def logpdf(self, theta):
-        """Log density at ``theta`` (array); -inf outside [0, 1]; NaN raises ValueError."""
+        """Log density at ``theta`` (array); -inf outside [0, 1]; NaN raises ValueError.
+
+        For huge parameters (above ``_HUGE``) the three terms of the formula are huge
+        and nearly cancel, leaving no correct digit near the mode; there the density is
+        taken from scipy's ``beta.pdf`` (Boost's algorithm, which avoids the
+        cancellation). Where that density underflows the formula is kept: the log
+        density is then itself huge and negative, so its relative error stays small.
+        """
         theta = check_array(theta, "theta", allow_inf=True, min_samples=0)
         inside = (theta >= 0) & (theta <= 1)
         t = np.clip(theta, 0, 1)
         out = xlogy(self.a - 1, t) + xlog1py(self.b - 1, -t) - betaln(self.a, self.b)
+        if max(self.a, self.b) > _HUGE:
+            from scipy.stats import beta   # imported here: scipy.stats loads slowly
+
+            density = beta.pdf(t, self.a, self.b)
+            out = np.where(density > 0, np.log(np.where(density > 0, density, 1.0)), out)
         return np.where(inside, out, -np.inf)[()]
 
     def pdf(self, theta):
@@ -216,6 +233,10 @@ class DirichletPosterior:
             check_probability_vector(theta, "theta (a point of the simplex)")
         else:
             check_stochastic_matrix(theta, "theta (points of the simplex)")
+        if self.alpha.max() > _HUGE:
+            raise ValueError(f"alpha must be at most {_HUGE:g} for the log density: beyond, "
+                             "its terms cancel and no digit of the result is correct; got "
+                             f"{self.alpha.max():g}")
         log_b = gammaln(self.alpha).sum() - gammaln(self.alpha.sum())
         return (xlogy(self.alpha - 1, theta).sum(axis=-1) - log_b)[()]
 

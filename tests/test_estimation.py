@@ -376,3 +376,22 @@ def test_figures_of_chapter_2_draw():
 
     assert len(plot_beta_panels([(1, 1), (2, 2)], [(3, 1)], ("a", "b")).axes) == 2
     assert plot_linear_gaussian([0, 1, 2], [0, 1, 2.5], 1.2, -0.1, true_line=(1, 0)).axes[0].lines
+
+
+@pytest.mark.parametrize("a, b", [(1e10, 1e10), (1e200, 1e200), (3e9, 5.0), (2e8, 1e8)])
+def test_beta_density_stays_accurate_for_huge_parameters(a, b):
+    """Near the mode the formula's terms cancel: the density comes from Boost (scipy)."""
+    post, mode = BetaPosterior(a, b), a / (a + b)
+    assert post.pdf(mode) == pytest.approx(stats.beta.pdf(mode, a, b), rel=1e-9)
+    assert post.logpdf(mode) == pytest.approx(np.log(stats.beta.pdf(mode, a, b)), rel=1e-9)
+    far = post.logpdf(0.01 if mode > 0.5 else 0.99)      # density underflows: log stays finite
+    assert np.isfinite(far) and far < -1e6
+
+
+def test_dirichlet_log_density_refuses_parameters_beyond_double_precision():
+    with pytest.raises(ValueError, match="alpha must be at most 1e\\+08 for the log density"):
+        DirichletPosterior([1e9, 1e9, 1e9]).pdf([0.2, 0.3, 0.5])
+    # up to the limit it agrees with scipy
+    alpha = [1e7, 2e7, 3e7]
+    assert DirichletPosterior(alpha).logpdf([1 / 6, 2 / 6, 3 / 6]) == pytest.approx(
+        stats.dirichlet(alpha).logpdf([1 / 6, 2 / 6, 3 / 6]), abs=1e-4)
