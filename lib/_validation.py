@@ -18,6 +18,7 @@ Used by all algorithm modules (Chapters 1-9); the API is summarised in
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
@@ -106,7 +107,7 @@ def check_option(value, name, options):
     """
     try:
         ok = value in options
-    except TypeError:  # unhashable value tested against a set/dict
+    except (TypeError, ValueError):  # unhashable value, or an array compared elementwise
         ok = False
     if not ok:
         raise ValueError(f"{name} must be one of {list(options)}, got {describe(value)}")
@@ -115,10 +116,6 @@ def check_option(value, name, options):
 
 # --------------------------------------------------------------------------- arrays
 def _issparse(X):
-    try:
-        import scipy.sparse as sp
-    except ImportError:  # pragma: no cover - scipy is a dependency
-        return False
     return sp.issparse(X)
 
 

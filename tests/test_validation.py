@@ -55,6 +55,8 @@ def test_check_option():
         check_option("x", "method", ("knn", "kernel"))
     with pytest.raises(ValueError, match="method"):
         check_option(["knn"], "method", {"knn", "kernel"})
+    with pytest.raises(ValueError, match="method must be one of"):
+        check_option(np.array([1, 2]), "method", (1, 2))
 
 
 # ------------------------------------------------------------------ arrays
