@@ -13,8 +13,10 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
+from lib._validation import check_scalar
+
 from .inference import _eliminate, log_evidence
-from .network import MISSING, check_int, check_net, check_nonnegative, strides
+from .network import MISSING, check_net, strides
 
 __all__ = ["fit", "log_likelihood", "node_log_likelihood", "expected_counts", "fit_em",
            "fit_gradient_ascent"]
@@ -61,7 +63,7 @@ def fit(net, data, pseudo_count=0.0, sample_weight=None):
     Used in: Chapter 6, section "Learning the parameters".
     """
     check_net(net)
-    pseudo_count = check_nonnegative(pseudo_count, "pseudo_count")
+    pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     X = net.encode(data)
     w = None if sample_weight is None else _check_weights(sample_weight, len(X))
     a = net._arrays()
@@ -264,9 +266,9 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
     (comparison); Chapter 7, section "Bayesian networks with missing values".
     """
     check_net(net)
-    n_iter = check_int(n_iter, "n_iter", 0)
-    pseudo_count = check_nonnegative(pseudo_count, "pseudo_count")
-    tol = check_nonnegative(tol, "tol")
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
+    pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
+    tol = check_scalar(tol, "tol", low=0)
     X = net.encode(data, allow_missing=True)
     trace = []
     for t in range(n_iter + 1):
@@ -305,9 +307,9 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
     check_net(net)
     if rule not in ("projected", "mitchell"):
         raise ValueError(f"rule must be 'projected' or 'mitchell', got {rule!r}")
-    eta = check_nonnegative(eta, "eta")
-    n_iter = check_int(n_iter, "n_iter", 0)
-    floor = check_nonnegative(floor, "floor")
+    eta = check_scalar(eta, "eta", low=0)
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
+    floor = check_scalar(floor, "floor", low=0)
     if floor * max(net.card.values()) >= 1:
         raise ValueError(f"floor must be below 1 / (largest number of states), got {floor!r}")
     X = net.encode(data, allow_missing=True)

@@ -50,7 +50,6 @@ from itertools import product
 
 import numpy as np
 
-from ._checks import check_int, check_nonnegative, check_rng  # noqa: F401 (used by siblings)
 
 __all__ = ["BayesNet", "ImpossibleEvidenceError", "cpt_markdown"]
 

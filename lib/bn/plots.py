@@ -13,8 +13,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
+from lib._validation import check_scalar
+
 from .inference import log_evidence
-from .network import ImpossibleEvidenceError, check_int
+from .network import ImpossibleEvidenceError
 from .sampling import _forward
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
@@ -126,7 +128,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
         codes = net._evidence(ev)
         if log_evidence(net, ev) == -math.inf:
             raise ImpossibleEvidenceError(ev)
-        X, logw = _forward(net, check_int(n_samples, "n_samples", 1), np.random.default_rng(seed),
+        X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1), np.random.default_rng(seed),
                            fixed=codes)
     except ValueError as err:
         ax1.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True)

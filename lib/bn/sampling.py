@@ -13,8 +13,10 @@ from collections import namedtuple
 
 import numpy as np
 
+from lib._validation import check_rng, check_scalar
+
 from .inference import _check_query, _eliminate, log_evidence, multiply
-from .network import ImpossibleEvidenceError, check_int, check_net, check_rng, strides
+from .network import ImpossibleEvidenceError, check_net, strides
 
 __all__ = ["SamplingResult", "sample", "rejection_sampling", "likelihood_weighting",
            "gibbs_sampling"]
@@ -54,7 +56,7 @@ def sample(net, n, rng=None, codes=False):
     array of :meth:`encode`. Used in: Chapter 6, section "Prior sampling".
     """
     check_net(net)
-    n = check_int(n, "n", 1)
+    n = check_scalar(n, "n", kind="integer", low=1)
     X, _ = _forward(net, n, check_rng(rng))
     return X if codes else net.decode(X)
 
@@ -64,7 +66,7 @@ def _sampling_args(net, variable, evidence, n):
     if isinstance(variable, (list, tuple)):
         raise ValueError(f"sampling estimates take one query variable, got {variable!r}")
     q, ev = _check_query(net, variable, evidence)
-    n = check_int(n, "n", 1)
+    n = check_scalar(n, "n", kind="integer", low=1)
     if log_evidence(net, evidence) == -math.inf:  # the same refusal as exact inference
         raise ImpossibleEvidenceError(evidence)
     return q[0], ev, n
@@ -122,7 +124,7 @@ def gibbs_sampling(net, variable, evidence, n, rng=None, burn_in=100):
     Used in: Chapter 6, section "Approximate inference".
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
-    burn_in = check_int(burn_in, "burn_in", 0)
+    burn_in = check_scalar(burn_in, "burn_in", kind="integer", low=0)
     rng = check_rng(rng)
     a = net._arrays()
     # a start state of positive probability: the best of 64 weighted samples or, for

@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 
-from .network import BayesNet, check_int, check_net, check_nonnegative, check_rng, strides
+from lib._validation import check_rng, check_scalar
+
+from .network import BayesNet, check_net, strides
 
 __all__ = ["score", "family_score", "hill_climb"]
 
@@ -75,13 +77,13 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     if start is not None:
         check_net(start)
     if max_parents is not None:
-        max_parents = check_int(max_parents, "max_parents", 0)
-    tabu_length = check_int(tabu_length, "tabu_length", 0)
-    max_iter = check_int(max_iter, "max_iter", 0)
-    restarts = check_int(restarts, "restarts", 0)
-    perturb = check_int(perturb, "perturb", 0)
-    epsilon = check_nonnegative(epsilon, "epsilon")
-    pseudo_count = check_nonnegative(pseudo_count, "pseudo_count")
+        max_parents = check_scalar(max_parents, "max_parents", kind="integer", low=0)
+    tabu_length = check_scalar(tabu_length, "tabu_length", kind="integer", low=0)
+    max_iter = check_scalar(max_iter, "max_iter", kind="integer", low=0)
+    restarts = check_scalar(restarts, "restarts", kind="integer", low=0)
+    perturb = check_scalar(perturb, "perturb", kind="integer", low=0)
+    epsilon = check_scalar(epsilon, "epsilon", low=0)
+    pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     rng = check_rng(rng)
     if states is None:
         if start is not None:
