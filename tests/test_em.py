@@ -331,3 +331,93 @@ def test_doctests():
         assert result.failed == 0
         attempted += result.attempted
     assert attempted >= 3
+
+
+# ------------------------------------------------------------- bad input, per module
+def test_gaussian_mixture_bad_input():
+    from lib._validation import NotFittedError
+    X = mixture_data(60)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        GaussianMixture(2).predict(X)
+    with pytest.raises(NotFittedError):
+        GaussianMixture(2).score_samples(X)
+    with pytest.raises(ValueError, match="NaN"):
+        GaussianMixture(2).fit(np.r_[X, [[np.nan, 0.0]]])
+    with pytest.raises(ValueError, match="n_components"):
+        GaussianMixture(61).fit(X)
+    with pytest.raises(TypeError, match="n_components"):
+        GaussianMixture(2.5).fit(X)
+    for key, value in (("tol", np.nan), ("tol", -1), ("reg", -1e-3), ("n_iter", -1),
+                       ("n_init", 0)):
+        with pytest.raises(ValueError, match=key):
+            GaussianMixture(2, **{key: value}).fit(X)
+    with pytest.raises(TypeError, match="tol"):
+        GaussianMixture(2, tol="small").fit(X)
+    with pytest.raises(ValueError, match="covariance"):
+        GaussianMixture(2, covariance="tied").fit(X)
+    init = {"weights": [0.5, 0.5], "means": X[:2], "covariances": np.stack([np.eye(2)] * 2)}
+    for bad in ([0.2, 0.3, 0.5], [0.7, 0.7], [1.5, -0.5], [np.nan, 1.0]):
+        with pytest.raises(ValueError, match="weights"):
+            GaussianMixture(2, init={**init, "weights": bad}).fit(X)
+    with pytest.raises(ValueError, match="features"):
+        GaussianMixture(2, n_iter=2).fit(X).predict(X[:, :1])
+
+
+def test_mixture_functions_check_weights_and_shapes():
+    X = mixture_data(30)
+    good = (TRUE_W, TRUE_M, TRUE_C)
+    assert np.isfinite(mixture_log_likelihood(X, *good))
+    for bad_w in ([0.5, 0.5], [0.2, 0.3, 0.5, 0.0], [0.3, 0.3, 0.3], [-0.2, 0.7, 0.5]):
+        with pytest.raises(ValueError, match="weights"):
+            mixture_log_likelihood(X, bad_w, TRUE_M, TRUE_C)
+        with pytest.raises(ValueError, match="weights"):
+            sample_mixture(5, bad_w, TRUE_M, TRUE_C, 0)
+    with pytest.raises(ValueError, match="covariances"):
+        mixture_log_likelihood(X, TRUE_W, TRUE_M, TRUE_C[:2])
+    with pytest.raises(ValueError, match="means"):
+        mixture_log_likelihood(X[:, :1], TRUE_W, TRUE_M, TRUE_C)
+    with pytest.raises(ValueError, match="NaN"):
+        mixture_log_likelihood(np.r_[X, [[np.nan, 1.0]]], *good)
+    with pytest.raises(ValueError, match="n must"):
+        sample_mixture(0, *good, 0)
+
+
+def test_known_variance_bad_input():
+    with pytest.raises(ValueError, match="sigma"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], sigma=0)
+    with pytest.raises(TypeError, match="sigma"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], sigma="1")
+    with pytest.raises(ValueError, match="NaN"):
+        em_known_variance([0.0, np.nan], [0.0, 1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        em_known_variance([0.0, 1.0], [0.0, np.nan])
+    with pytest.raises(TypeError, match="n_iter"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], n_iter=1.5)
+    with pytest.raises(ValueError, match="which"):
+        lower_bound_curves([0.0, 1.0], [0.0, 1.0], 1.0, [0.0], which=2)
+
+
+def test_candy_mixture_bad_input():
+    from lib._validation import NotFittedError
+    X, counts = candy_counts()
+    with pytest.raises(NotFittedError):
+        MixtureOfNaiveBayes(2).predict_proba(X)
+    with pytest.raises(ValueError, match="pseudo_count"):
+        MixtureOfNaiveBayes(2, pseudo_count=np.nan).fit(X, sample_weight=counts)
+    with pytest.raises(ValueError, match="n_components"):
+        MixtureOfNaiveBayes(9).fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        MixtureOfNaiveBayes(2).fit(X, sample_weight=np.r_[counts[:-1], np.nan])
+    with pytest.raises(TypeError, match="integer category codes"):
+        MixtureOfNaiveBayes(2).fit(np.array([["a", "b"], ["b", "a"]]))
+    init = candy_parameters(0.6, 0.6, 0.6, 0.6, 0.4, 0.4, 0.4)
+    for bad_w in ([0.5, 0.6], [1.0], [0.2, 0.3, 0.5]):
+        with pytest.raises(ValueError, match="weights"):
+            MixtureOfNaiveBayes(2, init={**init, "weights": bad_w}).fit(X, sample_weight=counts)
+    with pytest.raises(ValueError, match="one table per feature"):
+        MixtureOfNaiveBayes(2, init={**init, "probs": init["probs"][:2]}).fit(X, sample_weight=counts)
+    bad_probs = [init["probs"][0], np.array([[0.5, 0.6], [0.5, 0.5]]), init["probs"][2]]
+    with pytest.raises(ValueError, match=r"probs'\]\[1\]"):
+        MixtureOfNaiveBayes(2, init={**init, "probs": bad_probs}).fit(X, sample_weight=counts)
+    with pytest.raises(ValueError, match="init"):
+        MixtureOfNaiveBayes(2, init="kmeans").fit(X)

@@ -27,9 +27,9 @@ def _numbers(text, where):
         raise ValueError(f"{where}: probabilities must be numbers, got {text.strip()!r}") from None
 
 
-def _table(child, parents, variables, body):
+def _table(child, parents, variables, body, file):
     """The CPT of one probability block, shape (parent cards..., child card)."""
-    where = f"probability block of {child!r}"
+    where = f"{file}: probability block of {child!r}"
     shape = [len(variables[p]) for p in parents] + [len(variables[child])]
     table = np.full(shape, np.nan)
     for line in body.split(";"):
@@ -114,7 +114,7 @@ def read_bif(path):
                              f"parent(s) {undeclared}")
         if child in specs:
             raise ValueError(f"{path.name}: two probability blocks for {child!r}")
-        specs[child] = (parents, _table(child, parents, variables, m.group(3)))
+        specs[child] = (parents, _table(child, parents, variables, m.group(3), path.name))
     missing = [v for v in variables if v not in specs]
     if missing:
         raise ValueError(f"{path.name}: no probability block for {missing}")
