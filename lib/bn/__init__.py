@@ -10,8 +10,9 @@ representation from the algorithms, one module per part of Chapter 6:
 * :mod:`lib.bn.learning`: ML/MAP counting, expected counts, EM, gradient ascent;
 * :mod:`lib.bn.structure`: scores (log likelihood, BIC/MDL, AIC) and hill climbing;
 * :mod:`lib.bn.bif`: reading BIF files;
-* :mod:`lib.bn.plots`: drawings, the only module that imports matplotlib (not imported
-  here: ``from lib.bn.plots import plot_network``).
+* :mod:`lib.bn.plots`: the drawings, the package's only figure module (not imported
+  here, so that the algorithms load without a plotting library:
+  ``from lib.bn.plots import plot_network``).
 
 The algorithms are functions taking the network first (``query(net, "B", ev)``);
 :class:`BayesNet` has a short method for each (``net.query("B", ev)``).

@@ -58,7 +58,7 @@ def query(net, variables, evidence=None, method="elimination"):
     final product in log space, so a posterior stays right when ``P(evidence)``
     underflows a double (``log_evidence`` gives its logarithm).
 
-    Used in: Chapter 6, sections "Exact inference" and "Approximate inference".
+    Used in: Chapter 6, sections "Exact inference" and "Approximate inference by sampling".
     """
     q, ev = _check_query(net, variables, evidence)
     if method == "elimination":

@@ -60,7 +60,7 @@ def fit(net, data, pseudo_count=0.0, sample_weight=None):
     weights the rows (expected counts). Sets ``counts_`` (dict of count arrays
     shaped like the CPTs) and ``n_samples_``; returns ``net``.
 
-    Used in: Chapter 6, section "Learning the parameters".
+    Used in: Chapter 6, section "Learning the parameters from complete data".
     """
     check_net(net)
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
@@ -84,7 +84,7 @@ def log_likelihood(net, data, per_row=False):
     Rows with missing values contribute the log of their marginal probability
     (hidden variables summed out). ``per_row=True`` returns one value per row.
 
-    Used in: Chapter 6, section "Learning the parameters"; Chapter 7.
+    Used in: Chapter 6, section "Learning the parameters from complete data"; Chapter 7.
     """
     check_net(net)
     X = net.encode(data, allow_missing=True)
@@ -121,7 +121,7 @@ def expected_counts(net, data, sample_weight=None):
     Returns ``(counts, loglik)`` with ``counts[name]`` shaped like the CPT.
     Raises ``ValueError`` if a row has probability zero under the network.
 
-    Used in: Chapter 6, section "Hidden variables: gradient ascent"; Chapter 7
+    Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs"; Chapter 7
     (the E step of EM).
     """
     check_net(net)
@@ -302,7 +302,7 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
     Records ``log_likelihood_trace_`` (one value per iteration, plus the final
     value) and returns ``net``.
 
-    Used in: Chapter 6, section "Hidden variables: gradient ascent".
+    Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs".
     """
     check_net(net)
     if rule not in ("projected", "mitchell"):

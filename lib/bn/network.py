@@ -3,15 +3,9 @@
 Chapter 6 ("Bayesian networks"), sections "Networks and factorisation" and "The
 earthquake network", is built on this module; Chapter 7 ("Bayesian networks with missing
 values") uses its data encoding. The algorithms live in the sibling modules of
-``lib.bn`` and take a network as their first argument; :class:`BayesNet` keeps one
-short method per algorithm that calls them, so a chapter can write ``net.query(...)``:
-
-* :mod:`lib.bn.inference`: enumeration, variable elimination, the full joint;
-* :mod:`lib.bn.sampling`: prior, rejection and Gibbs sampling, likelihood weighting;
-* :mod:`lib.bn.learning`: ML/MAP counting, expected counts, EM, gradient ascent;
-* :mod:`lib.bn.structure`: the scores (log likelihood, BIC/MDL, AIC), hill climbing;
-* :mod:`lib.bn.bif`: reading BIF files;
-* :mod:`lib.bn.plots`: drawings (the only module of the package that imports matplotlib).
+:mod:`lib.bn` (inference, sampling, learning, structure, bif, plots) and take a network
+as their first argument; :class:`BayesNet` keeps one short method per algorithm that
+calls them, so a chapter can write ``net.query(...)``.
 
 A network is a list of named variables, each with its states, its parents and its
 conditional probability table (CPT). The CPT of a variable with parents
@@ -170,7 +164,7 @@ class BayesNet:
         """A network with uniform CPTs from ``states = {name: [states]}`` and
         ``edges = [(parent, child), ...]``; fit its CPTs with :meth:`fit`.
 
-        Used in: Chapter 6, sections "Learning the parameters" and "Learning the structure".
+        Used in: Chapter 6, sections "Learning the parameters from complete data" and "Learning the structure".
         """
         edges = list(edges)
         for u, v in edges:

@@ -158,7 +158,7 @@ def plot_sampling_convergence(results, exact, labels, title=None):
     axis), one line per sampler, with the exact value as a dashed line.
 
     ``results``: list of 1-D running-estimate arrays. Returns the ``Figure``.
-    Used in: Chapter 6, section "Approximate inference".
+    Used in: Chapter 6, section "Approximate inference by sampling".
     """
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for r, lab in zip(results, labels):

@@ -53,7 +53,7 @@ def sample(net, n, rng=None, codes=False):
     sampling: each variable after its parents, from its CPT row).
 
     Returns a dict of columns of state labels, or (``codes=True``) the integer
-    array of :meth:`encode`. Used in: Chapter 6, section "Prior sampling".
+    array of :meth:`encode`. Used in: Chapter 6, section "Approximate inference by sampling".
     """
     check_net(net)
     n = check_scalar(n, "n", kind="integer", low=1)
@@ -78,7 +78,7 @@ def rejection_sampling(net, variable, evidence, n, rng=None):
     ``n * P(evidence)``). Returns a :class:`SamplingResult`; if no sample agreed
     with the (possible but unlikely) evidence, ``p`` is NaN and ``n_effective`` 0.
 
-    Used in: Chapter 6, section "Approximate inference".
+    Used in: Chapter 6, section "Approximate inference by sampling".
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
     X, _ = _forward(net, n, check_rng(rng))
@@ -99,7 +99,7 @@ def likelihood_weighting(net, variable, evidence, n, rng=None):
     weighted by the product of ``P(e_i | parents)``. ``n_effective`` is Kish's
     ``(sum w)^2 / sum w^2``.
 
-    Used in: Chapter 6, section "Approximate inference".
+    Used in: Chapter 6, section "Approximate inference by sampling".
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
     X, logw = _forward(net, n, check_rng(rng), fixed=ev)
@@ -121,7 +121,7 @@ def gibbs_sampling(net, variable, evidence, n, rng=None, burn_in=100):
     variable from its distribution given its Markov blanket (parents, children,
     children's other parents). ``n`` sweeps are counted after ``burn_in``.
 
-    Used in: Chapter 6, section "Approximate inference".
+    Used in: Chapter 6, section "Approximate inference by sampling".
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
     burn_in = check_scalar(burn_in, "burn_in", kind="integer", low=0)

@@ -188,7 +188,7 @@ def plot_lower_bound(x, sigma, means_init, grid, which=0, n_steps=2):
     ``n_steps`` iterations (see :func:`lower_bound_curves`; only mean ``which`` is
     free). Each bound touches ``L`` at the current mean (circle); the bound's
     maximum (square) is the next mean, where ``L`` is higher again (the vertical
-    segment is the gap). Used in: Chapter 7, section "Why EM works"."""
+    segment is the gap). Used in: Chapter 7, section "The general EM algorithm and why it works"."""
     path = one_mean_em_path(x, means_init, sigma, which, n_steps)
     fig = _figure(7.0, 3.8)
     ax = fig.subplots()
