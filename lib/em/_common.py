@@ -1,6 +1,4 @@
 """Checks shared by the EM modules (data matrices)."""
-import numpy as np
-
 from lib._validation import check_array
 
 
