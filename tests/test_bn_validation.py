@@ -207,3 +207,16 @@ def test_posterior_with_many_observed_children_matches_log_space(n_children):
         assert net.query("C0", one) == pytest.approx(w @ cpts, rel=1e-9)
         # likelihood weighting works in log weights: no division by zero
         assert net.likelihood_weighting("Q", ev, 200, rng=0).p.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("spec, error, match", [
+    ([("A", TF), ("B", TF, "A")], TypeError, "parents of 'B' must be a list"),   # a string of parents
+    ([("A", 2)], TypeError, "states of 'A' must be a list"),
+    ([(["A"], TF)], TypeError, "hashable"),
+    ([("A", TF, [], [["x", "y"]])], TypeError, "CPT of 'A'"),
+    (["A"], ValueError, "variable spec"),
+    ([{"name": "A", "states": TF, "prior": [0.5, 0.5]}], ValueError, "unknown keys"),
+])
+def test_network_refuses_malformed_variable_specs(spec, error, match):
+    with pytest.raises(error, match=match):
+        BayesNet(spec)

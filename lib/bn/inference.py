@@ -16,7 +16,7 @@ from itertools import product
 
 import numpy as np
 
-from .network import ImpossibleEvidenceError
+from ._common import ImpossibleEvidenceError
 
 __all__ = ["query", "log_evidence", "elimination_plan", "multiply", "enumerate_query"]
 

@@ -15,8 +15,9 @@ from scipy.special import logsumexp
 
 from lib._validation import check_scalar
 
+from ._common import MISSING, strides
 from .inference import _eliminate, log_evidence
-from .network import MISSING, check_net, strides
+from .network import check_net
 
 __all__ = ["fit", "log_likelihood", "node_log_likelihood", "expected_counts", "fit_em",
            "fit_gradient_ascent"]

@@ -44,35 +44,11 @@ from itertools import product
 
 import numpy as np
 
+from ._common import MISSING, ImpossibleEvidenceError, is_missing, strides
 
 __all__ = ["BayesNet", "ImpossibleEvidenceError", "cpt_markdown"]
 
 _ROW_ATOL = 1e-6  # rows of published networks are rounded to ~1e-7
-MISSING = -1
-
-
-class ImpossibleEvidenceError(ValueError):
-    """Evidence of probability zero under the network: raised alike by every exact
-    inference and sampling method (a ``ValueError``)."""
-
-    def __init__(self, evidence):
-        super().__init__(f"the evidence {evidence} has probability zero under the network; "
-                         "no posterior exists")
-        self.evidence = evidence
-
-
-def is_missing(value):
-    """None, NaN and the question mark of the source's tables mark a missing value."""
-    return value is None or (isinstance(value, float) and value != value) or \
-        (isinstance(value, str) and value == "?")
-
-
-def strides(cards):
-    """C-order strides of an array with axis lengths ``cards`` (row index of a CPT)."""
-    cards = np.asarray(cards, dtype=np.int64)
-    if cards.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate([np.cumprod(cards[::-1])[::-1][1:], [1]]).astype(np.int64)
 
 
 def check_net(net):
@@ -148,16 +124,21 @@ class BayesNet:
                 raise ValueError(f"unknown keys in variable spec: {sorted(unknown)}")
             if "name" not in v or "states" not in v:
                 raise ValueError("a variable spec needs 'name' and 'states'")
-            return v["name"], list(v["states"]), list(v.get("parents") or []), v.get("cpt")
-        v = tuple(v)
-        if not 2 <= len(v) <= 4:
+            v = (v["name"], v["states"], v.get("parents"), v.get("cpt"))
+        if isinstance(v, str) or not isinstance(v, (tuple, list)) or not 2 <= len(v) <= 4:
             raise ValueError(f"variable spec must be (name, states[, parents[, cpt]]), got {v!r}")
         name, states = v[0], v[1]
-        parents = list(v[2]) if len(v) > 2 and v[2] is not None else []
+        parents = v[2] if len(v) > 2 and v[2] is not None else []
         cpt = v[3] if len(v) > 3 else None
-        if isinstance(states, str):
-            raise TypeError(f"states of {name!r} must be a list of labels, not a string")
-        return name, list(states), parents, cpt
+        try:
+            hash(name)
+        except TypeError:
+            raise TypeError(f"a variable name must be hashable (a string), got {name!r}") from None
+        for what, seq in (("states", states), ("parents", parents)):
+            if isinstance(seq, str) or not hasattr(seq, "__iter__"):
+                raise TypeError(f"{what} of {name!r} must be a list of labels, not a string "
+                                f"or a single value; got {seq!r}")
+        return name, list(states), list(parents), cpt
 
     @classmethod
     def from_edges(cls, states, edges=()):
@@ -228,7 +209,11 @@ class BayesNet:
         if cpt is None:
             table = np.full(shape, 1.0 / shape[-1])
         else:
-            table = np.array(cpt, dtype=float)
+            try:
+                table = np.array(cpt, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError(f"CPT of {name!r} must be an array of probabilities, "
+                                f"got {cpt!r}") from None
             if table.shape != shape:
                 flat = (int(np.prod(shape[:-1])), shape[-1])
                 if table.shape == flat or (len(shape) == 1 and table.shape == (1, shape[0])):

@@ -15,8 +15,8 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from lib._validation import check_scalar
 
+from ._common import ImpossibleEvidenceError
 from .inference import log_evidence
-from .network import ImpossibleEvidenceError
 from .sampling import _forward
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",

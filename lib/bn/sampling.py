@@ -15,8 +15,9 @@ import numpy as np
 
 from lib._validation import check_rng, check_scalar
 
+from ._common import ImpossibleEvidenceError, strides
 from .inference import _check_query, _eliminate, log_evidence, multiply
-from .network import ImpossibleEvidenceError, check_net, strides
+from .network import check_net
 
 __all__ = ["SamplingResult", "sample", "rejection_sampling", "likelihood_weighting",
            "gibbs_sampling"]

@@ -11,7 +11,8 @@ import numpy as np
 
 from lib._validation import check_rng, check_scalar
 
-from .network import BayesNet, check_net, strides
+from ._common import strides
+from .network import BayesNet, check_net
 
 __all__ = ["score", "family_score", "hill_climb"]
 
