@@ -334,7 +334,7 @@ def test_doctests():
 
 
 # ------------------------------------------------------------- bad input, per module
-def test_gaussian_mixture_bad_input():
+def test_gaussian_mixture_more_bad_input():
     from lib._validation import NotFittedError
     X = mixture_data(60)
     with pytest.raises(NotFittedError, match="not fitted"):
@@ -380,9 +380,13 @@ def test_mixture_functions_check_weights_and_shapes():
         mixture_log_likelihood(np.r_[X, [[np.nan, 1.0]]], *good)
     with pytest.raises(ValueError, match="n must"):
         sample_mixture(0, *good, 0)
+    with pytest.raises(ValueError, match="positive definite"):
+        sample_mixture(5, TRUE_W, TRUE_M, -TRUE_C, 0)
+    with pytest.raises(ValueError, match="positive definite"):
+        mixture_log_likelihood(X, TRUE_W, TRUE_M, -TRUE_C)
 
 
-def test_known_variance_bad_input():
+def test_known_variance_more_bad_input():
     with pytest.raises(ValueError, match="sigma"):
         em_known_variance([0.0, 1.0], [0.0, 1.0], sigma=0)
     with pytest.raises(TypeError, match="sigma"):

@@ -315,8 +315,11 @@ def sample_mixture(n, weights, means, covariances, rng):
     n = check_scalar(n, "n", kind="integer", low=1)
     rng = check_rng(rng)
     weights, means, covariances = _check_mixture(weights, means, covariances)
+    try:
+        L = np.linalg.cholesky(covariances)
+    except np.linalg.LinAlgError:
+        raise ValueError("covariances must be symmetric positive definite matrices") from None
     z = rng.choice(len(weights), size=n, p=weights)
-    L = np.linalg.cholesky(covariances)
     eps = rng.standard_normal((n, means.shape[1]))
     X = means[z] + np.einsum("nij,nj->ni", L[z], eps)
     return X, z
