@@ -685,3 +685,18 @@ def test_encoding_of_label_types():
         net.encode({"Flag": [True], "N": [7], "S": ["a"]})
     Xm = net.encode({"Flag": [None, True], "N": [1, float("nan")], "S": ["a", None]}, allow_missing=True)
     assert Xm.tolist() == [[-1, 0, 0], [0, -1, -1]]
+
+
+def test_doctests_and_layout():
+    """The examples in the docstrings run; the package keeps matplotlib out of its
+    algorithm modules (only lib.bn.plots imports it)."""
+    import doctest
+    import subprocess
+    import sys
+
+    import lib.bn.network
+    result = doctest.testmod(lib.bn.network, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 2
+    code = ("import sys, lib.bn, lib.em; "
+            "assert 'matplotlib' not in sys.modules, 'an algorithm module imports matplotlib'")
+    subprocess.run([sys.executable, "-c", code], check=True)
