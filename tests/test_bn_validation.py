@@ -220,3 +220,16 @@ def test_posterior_with_many_observed_children_matches_log_space(n_children):
 def test_network_refuses_malformed_variable_specs(spec, error, match):
     with pytest.raises(error, match=match):
         BayesNet(spec)
+
+
+def test_hill_climb_data_forms():
+    with pytest.raises(TypeError, match="hill_climb needs data"):
+        hill_climb([["T", "F"], ["F", "F"]])
+    with pytest.raises(TypeError, match="hill_climb needs data"):
+        hill_climb([])
+    with pytest.raises(ValueError, match="missing values"):
+        hill_climb({"A": ["T", None, "F"], "B": ["T", "T", "F"]})
+    rows = [{"A": a, "B": a} for a in ["T", "F"] * 50]
+    assert hill_climb(rows).skeleton() == {frozenset({"A", "B"})}
+    with pytest.raises(TypeError, match="mixes kinds"):
+        hill_climb({"A": np.array(["T", 1, "F"], dtype=object), "B": ["T", "T", "F"]})

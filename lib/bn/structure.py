@@ -11,7 +11,7 @@ import numpy as np
 
 from lib._validation import check_rng, check_scalar
 
-from ._common import strides
+from ._common import is_missing, strides
 from .network import BayesNet, check_net
 
 __all__ = ["score", "family_score", "hill_climb"]
@@ -90,16 +90,24 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
         if start is not None:
             states = dict(start.states)
         else:
-            if isinstance(data, (list, tuple)):
+            if isinstance(data, (list, tuple)) and data and all(isinstance(r, dict) for r in data):
                 data = {k: [r.get(k) for r in data] for k in {k for r in data for k in r}}
             if not hasattr(data, "keys"):
-                raise TypeError("hill_climb needs data as columns of labels, or states=")
+                raise TypeError("hill_climb needs data as columns of labels or a list of "
+                                f"{{variable: state}} rows (or states=), got {type(data).__name__}")
             states = {}
             for k in data.keys():
                 col = np.asarray(data[k])
                 if col.size == 0:
                     raise ValueError("data are empty")
-                states[k] = [v.item() if hasattr(v, "item") else v for v in np.unique(col)]
+                if any(is_missing(v) for v in col.tolist()):
+                    raise ValueError(f"column {k!r} has missing values; hill_climb needs "
+                                     "complete data")
+                try:
+                    states[k] = [v.item() if hasattr(v, "item") else v for v in np.unique(col)]
+                except TypeError:
+                    raise TypeError(f"column {k!r} mixes kinds of labels (e.g. numbers and "
+                                    "strings); pass states= to fix their order") from None
     net = start.copy() if start is not None else BayesNet([(n, s) for n, s in states.items()])
     X = net.encode(data)
     card = net._arrays()["card"]
