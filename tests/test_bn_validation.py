@@ -205,6 +205,10 @@ def test_posterior_with_many_observed_children_matches_log_space(n_children):
         lp = np.log(prior) + np.log(cpts[:, obs[1:]]).sum(axis=1)
         w = np.exp(lp - logsumexp(lp))
         assert net.query("C0", one) == pytest.approx(w @ cpts, rel=1e-9)
+        with pytest.raises(ValueError, match="use 'elimination'"):
+            net.query("Q", ev, method="enumeration")
+        with pytest.raises(ValueError, match="entries"):
+            net.query("Q", ev, method="joint")
         # likelihood weighting works in log weights: no division by zero
         assert net.likelihood_weighting("Q", ev, 200, rng=0).p.sum() == pytest.approx(1.0)
 
@@ -233,3 +237,19 @@ def test_hill_climb_data_forms():
     assert hill_climb(rows).skeleton() == {frozenset({"A", "B"})}
     with pytest.raises(TypeError, match="mixes kinds"):
         hill_climb({"A": np.array(["T", 1, "F"], dtype=object), "B": ["T", "T", "F"]})
+
+
+def test_size_checks_do_not_overflow():
+    """Products of many cardinalities are computed exactly (no int64 wrap-around)."""
+    hub = BayesNet([("Q", TF, [], [0.5, 0.5])]
+                   + [(f"C{i}", ["a", "b", "c", "d"], ["Q"], None) for i in range(40)])
+    with pytest.raises(ValueError, match="entries"):
+        hub.joint_table()                       # 2 * 4**40 wraps around in int64
+    with pytest.raises(ValueError, match="Markov blanket"):
+        hub.gibbs_sampling("C0", {"C1": "a"}, 10, rng=0)
+    # 70 hidden binary parents of one observed node: the E step takes the per-pattern path
+    wide = BayesNet([(f"H{i}", TF, [], [0.5, 0.5]) for i in range(70)]
+                    + [(f"X{i}", TF, [f"H{i}"], [[0.9, 0.1], [0.2, 0.8]]) for i in range(70)])
+    counts, ll = wide.expected_counts({"X0": ["T", "F"]})
+    assert ll == pytest.approx(math.log(0.5 * 0.9 + 0.5 * 0.2) + math.log(0.5 * 0.1 + 0.5 * 0.8))
+    assert counts["H0"] == pytest.approx([0.45 / 0.55 + 0.05 / 0.45, 0.1 / 0.55 + 0.4 / 0.45])

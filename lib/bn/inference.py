@@ -64,6 +64,9 @@ def query(net, variables, evidence=None, method="elimination"):
     if method == "elimination":
         table, _, _ = _eliminate(net, q, ev)
     elif method == "enumeration":
+        if len(_relevant(net, q + list(ev))) > 500:
+            raise ValueError("method='enumeration' recurses once per variable and is meant for "
+                             "small networks (at most 500 relevant variables); use 'elimination'")
         table = enumerate_query(net, q, ev)
     elif method == "joint":
         joint = net.joint_table()

@@ -146,7 +146,7 @@ def expected_counts(net, data, sample_weight=None):
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
         pats, pinv = np.unique(rows[:, obs], axis=0, return_inverse=True)
         pw = np.bincount(pinv.ravel(), weights=w[inv == g], minlength=len(pats))
-        if int(np.prod(card[miss])) * len(pats) <= 4_000_000:
+        if math.prod(int(c) for c in card[miss]) * len(pats) <= 4_000_000:
             ll = _estep_joint(net, pats, obs, miss, pw, counts)
         else:
             ll = _estep_ve(net, pats, obs, miss, pw, counts)
@@ -234,7 +234,7 @@ def _missing_loglik(net, X, per_row=False):
         sel = np.flatnonzero(inv == g)
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
         pats, pinv = np.unique(X[sel][:, obs], axis=0, return_inverse=True)
-        if int(np.prod(card[miss])) * len(pats) <= 4_000_000:
+        if math.prod(int(c) for c in card[miss]) * len(pats) <= 4_000_000:
             logj, _ = _estep_tables(net, pats, obs, miss)
             axes = tuple(range(1, logj.ndim))
             ll_p = logsumexp(logj, axis=axes) if axes else logj

@@ -412,9 +412,11 @@ class BayesNet:
         """The full joint distribution as an array with one axis per variable (in
         ``net.names`` order): brute force, for small networks only."""
         a = self._arrays()
-        size = int(np.prod(a["card"]))
+        size = math.prod(int(c) for c in a["card"])  # Python ints: no overflow
         if size > max_size:
-            raise ValueError(f"the joint table would have {size} entries (> {max_size})")
+            shown = size if size < 10 ** 12 else f"about 1e{len(str(size)) - 1}"
+            raise ValueError(f"the joint table would have {shown} entries (> {max_size}); "
+                             "use variable elimination")
         n = len(self.names)
         ops = []
         for i in range(n):

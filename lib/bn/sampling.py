@@ -171,7 +171,7 @@ def _blanket_table(net, i, max_size=1_000_000):
     a = net._arrays()
     fams = [i] + list(a["children"][i])
     blanket = sorted({u for c in fams for u in a["par"][c] + (c,)} - {i})
-    size = int(np.prod(a["card"][blanket + [i]]))
+    size = math.prod(int(c) for c in a["card"][blanket + [i]])  # no overflow
     if size > max_size:
         raise ValueError(f"the Markov blanket of {net.names[i]!r} is too large for Gibbs sampling")
     table = multiply([(a["par"][c] + (c,), a["cpt"][c]) for c in fams], blanket + [i])
