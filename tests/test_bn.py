@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib.bn import BayesNet, family_score, hill_climb, layered_layout, read_bif
+from lib.bn import BayesNet, ImpossibleEvidenceError, family_score, hill_climb, read_bif
+from lib.bn.plots import layered_layout
 
 NETWORKS = Path(__file__).resolve().parents[1] / "data" / "networks"
 TF = ["true", "false"]
@@ -522,19 +523,27 @@ def test_validation_errors():
 
 
 def test_zero_probability_evidence():
+    """Every exact and sampling method refuses impossible evidence with one error."""
     net = BayesNet([("A", TF, [], [1.0, 0.0]), ("B", TF, ["A"], [[1.0, 0.0], [0.5, 0.5]])])
-    for method in ("elimination", "enumeration", "joint"):
-        with pytest.raises(ValueError, match="probability zero"):
-            net.query("A", {"B": "false"}, method=method)
-    with pytest.raises(ValueError, match="probability zero"):
-        net.likelihood_weighting("A", {"B": "false"}, 100, rng=0)
-    with pytest.raises(ValueError, match="probability zero"):
-        net.gibbs_sampling("A", {"B": "false"}, 100, rng=0)
+    calls = [lambda ev, m=m: net.query("A", ev, method=m) for m in ("elimination", "enumeration", "joint")]
+    calls += [lambda ev, f=f: getattr(net, f)("A", ev, 100, rng=0)
+              for f in ("rejection_sampling", "likelihood_weighting", "gibbs_sampling")]
+    messages = set()
+    for call in calls:
+        with pytest.raises(ImpossibleEvidenceError, match="probability zero") as err:
+            call({"B": "false"})
+        messages.add(str(err.value))
+    assert len(messages) == 1
+    assert issubclass(ImpossibleEvidenceError, ValueError)
     assert net.log_evidence({"B": "false"}) == -math.inf
-    res = net.rejection_sampling("A", {"B": "false"}, 100, rng=0)
-    assert res.n_effective == 0 and np.all(np.isnan(res.p))
     with pytest.raises(ValueError, match="probability zero"):
         net.expected_counts({"B": ["false"]})
+    # possible but very unlikely evidence is not refused: rejection keeps no sample
+    rare = BayesNet([("A", TF, [], [1e-12, 1 - 1e-12]), ("B", TF, ["A"], [[0.0, 1.0], [1.0, 0.0]])])
+    res = rare.rejection_sampling("A", {"B": "false"}, 100, rng=0)
+    assert res.n_effective == 0 and np.all(np.isnan(res.p))
+    assert rare.query("A", {"B": "false"})[0] == pytest.approx(1.0)
+    assert rare.gibbs_sampling("A", {"B": "false"}, 50, rng=0).p[0] == 1.0
 
 
 # ------------------------------------------------------------ BIF files, drawings
@@ -553,7 +562,7 @@ def test_layout_and_drawings():
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from lib.bn import plot_evidence_explorer, plot_network, plot_sampling_convergence
+    from lib.bn.plots import plot_evidence_explorer, plot_network, plot_sampling_convergence
 
     net = earthquake_net()
     pos = layered_layout(net)
@@ -676,3 +685,18 @@ def test_encoding_of_label_types():
         net.encode({"Flag": [True], "N": [7], "S": ["a"]})
     Xm = net.encode({"Flag": [None, True], "N": [1, float("nan")], "S": ["a", None]}, allow_missing=True)
     assert Xm.tolist() == [[-1, 0, 0], [0, -1, -1]]
+
+
+def test_doctests_and_layout():
+    """The examples in the docstrings run; the package keeps matplotlib out of its
+    algorithm modules (only lib.bn.plots imports it)."""
+    import doctest
+    import subprocess
+    import sys
+
+    import lib.bn.network
+    result = doctest.testmod(lib.bn.network, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 2
+    code = ("import sys, lib.bn, lib.em; "
+            "assert 'matplotlib' not in sys.modules, 'an algorithm module imports matplotlib'")
+    subprocess.run([sys.executable, "-c", code], check=True)

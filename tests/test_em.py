@@ -1,4 +1,4 @@
-"""Tests of lib/em.py (Chapter 7, "Expectation maximization")."""
+"""Tests of lib/em/ (Chapter 7, "Expectation maximization"); EM for networks: test_bn_em.py."""
 import warnings
 from itertools import product
 
@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal, norm
 
-from lib.bn import BayesNet
 from lib.em import (GaussianMixture, MixtureOfNaiveBayes, candy_counts, candy_parameters,
-                    candy_theta, em_bayes_net, em_history, em_known_variance, em_network,
-                    lower_bound_curves, mixture_log_likelihood, network_expected_counts,
-                    one_mean_em_path, plot_em_2d, sample_mixture)
+                    candy_theta, em_history, em_known_variance, lower_bound_curves,
+                    mixture_log_likelihood, one_mean_em_path, sample_mixture)
+from lib.plots.em import plot_em_2d
 
 TRUE_W = [0.2, 0.3, 0.5]
 TRUE_M = np.array([[-2.0, 1.5], [0.5, -1.5], [2.0, 1.8]])
@@ -321,102 +320,108 @@ def test_naive_bayes_mixture_bad_input():
         MixtureOfNaiveBayes(2, init={"weights": [0.5, 0.5], "probs": [[[1.0, 0.0]]]}).fit(X)
 
 
-# --------------------------------------------------- networks with missing values
-VARS = ["X1", "X2", "X3", "X4"]
-PARENTS = {"X1": [], "X2": ["X1"], "X3": ["X1"], "X4": ["X2", "X3"]}
-SEED_TABLE = [[0, "?", 1, 1], [1, "?", "?", 1], [0, "?", 1, 1], ["?", "?", "?", 0]]
-
-
-def random_net(seed):
-    rng = np.random.default_rng(seed)
-    cpts = {"X1": rng.dirichlet([2, 2]), "X2": rng.dirichlet([2, 2], 2),
-            "X3": rng.dirichlet([2, 2], 2), "X4": rng.dirichlet([2, 2], (2, 2))}
-    return BayesNet([(v, [0, 1], PARENTS[v], cpts[v]) for v in VARS]), cpts
-
-
-def brute_force_log_likelihood(cpts, rows):
-    total = 0.0
-    for row in rows:
-        p = 0.0
-        for x in product([0, 1], repeat=4):
-            if any(r != "?" and r != xi for r, xi in zip(row, x)):
-                continue
-            p += (cpts["X1"][x[0]] * cpts["X2"][x[0], x[1]] * cpts["X3"][x[0], x[2]]
-                  * cpts["X4"][x[1], x[2], x[3]])
-        total += np.log(p)
-    return total
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_network_em_likelihood_equals_brute_force(seed):
-    net, cpts = random_net(seed)
-    res = em_bayes_net(net, SEED_TABLE, n_iter=15)
-    assert np.isclose(res.log_likelihood[0], brute_force_log_likelihood(cpts, SEED_TABLE))
-    fitted = {v: res.net.cpts[v] for v in VARS}
-    final = brute_force_log_likelihood(fitted, SEED_TABLE)
-    # entry t is the likelihood under the CPTs after t M steps: the last entry is
-    # that of the returned network
-    assert np.isclose(res.log_likelihood[-1], final)
-    assert non_decreasing(res.log_likelihood)
-    # the enumeration E step agrees with lib.bn's
-    own = em_network(VARS, {v: [0, 1] for v in VARS}, PARENTS, cpts, SEED_TABLE, n_iter=15)
-    assert np.allclose(own.log_likelihood, res.log_likelihood)
-    for v in VARS:
-        assert np.allclose(own.cpts[v], res.net.cpts[v])
-
-
-def test_expected_counts_by_hand():
-    net, cpts = random_net(0)
-    counts, ll = network_expected_counts(VARS, {v: [0, 1] for v in VARS}, PARENTS, cpts,
-                                         [[0, "?", 1, 1]])
-    # P(X2 | X1=0, X3=1, X4=1) is proportional to P(X2 | X1=0) P(X4=1 | X2, X3=1)
-    w = cpts["X2"][0] * cpts["X4"][:, 1, 1]
-    assert np.allclose(counts["X2"][0], w / w.sum())
-    assert np.isclose(counts["X1"].sum(), 1) and np.isclose(counts["X1"][0], 1)
-    assert np.isclose(ll, np.log(cpts["X1"][0] * cpts["X3"][0, 1] * w.sum()))
-
-
-def test_network_em_complete_data_is_one_step_ml():
-    net, _ = random_net(1)
-    rows = [[0, 1, 1, 0], [1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1]]
-    res = em_bayes_net(net, rows, n_iter=3)
-    ml = net.copy().fit({v: [r[i] for r in rows] for i, v in enumerate(VARS)})
-    for v in VARS:  # parent configurations that occur (EM keeps the others' rows)
-        seen = ml.counts_[v].sum(-1) > 0
-        assert np.allclose(res.net.cpts[v][seen], ml.cpts[v][seen])
-        assert np.allclose(res.net.cpts[v][~seen], net.cpts[v][~seen])
-
-
-def test_network_em_bad_input():
-    net, cpts = random_net(0)
-    with pytest.raises(ValueError, match="not a state"):
-        em_bayes_net(net, [[0, 2, 1, 1]])
-    with pytest.raises(ValueError, match="values"):
-        em_bayes_net(net, [[0, 1, 1]])
-    with pytest.raises(ValueError, match="empty"):
-        em_bayes_net(net, [])
-    with pytest.raises(TypeError):
-        em_bayes_net("not a net", SEED_TABLE)
-    with pytest.raises(ValueError, match="CPT"):
-        em_network(VARS, {v: [0, 1] for v in VARS}, PARENTS, {**cpts, "X1": [0.5, 0.6]},
-                   SEED_TABLE)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_network_em_never_decreases_on_random_data(seed):
-    rng = np.random.default_rng(seed)
-    net, cpts = random_net(seed + 10)
-    full = net.sample(60, rng=rng, codes=True)
-    rows = [[("?" if rng.random() < 0.3 else int(v)) for v in row] for row in full]
-    res = em_bayes_net(net, rows, n_iter=25)
-    assert non_decreasing(res.log_likelihood)
-    assert np.isclose(res.log_likelihood[0], brute_force_log_likelihood(cpts, rows))
-    assert np.isclose(res.log_likelihood[-1],
-                      brute_force_log_likelihood(dict(res.net.cpts), rows))
-
-
 def test_doctests():
     import doctest
-    import lib.em
-    result = doctest.testmod(lib.em, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 0
+    import lib.em.candy
+    import lib.em.known_variance
+    import lib.em.mixture
+    attempted = 0
+    for module in (lib.em.known_variance, lib.em.mixture, lib.em.candy):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0
+        attempted += result.attempted
+    assert attempted >= 3
+
+
+# ------------------------------------------------------------- bad input, per module
+def test_gaussian_mixture_more_bad_input():
+    from lib._validation import NotFittedError
+    X = mixture_data(60)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        GaussianMixture(2).predict(X)
+    with pytest.raises(NotFittedError):
+        GaussianMixture(2).score_samples(X)
+    with pytest.raises(ValueError, match="NaN"):
+        GaussianMixture(2).fit(np.r_[X, [[np.nan, 0.0]]])
+    with pytest.raises(ValueError, match="n_components"):
+        GaussianMixture(61).fit(X)
+    with pytest.raises(TypeError, match="n_components"):
+        GaussianMixture(2.5).fit(X)
+    for key, value in (("tol", np.nan), ("tol", -1), ("reg", -1e-3), ("n_iter", -1),
+                       ("n_init", 0)):
+        with pytest.raises(ValueError, match=key):
+            GaussianMixture(2, **{key: value}).fit(X)
+    with pytest.raises(TypeError, match="tol"):
+        GaussianMixture(2, tol="small").fit(X)
+    with pytest.raises(ValueError, match="covariance"):
+        GaussianMixture(2, covariance="tied").fit(X)
+    init = {"weights": [0.5, 0.5], "means": X[:2], "covariances": np.stack([np.eye(2)] * 2)}
+    for bad in ([0.2, 0.3, 0.5], [0.7, 0.7], [1.5, -0.5], [np.nan, 1.0]):
+        with pytest.raises(ValueError, match="weights"):
+            GaussianMixture(2, init={**init, "weights": bad}).fit(X)
+    with pytest.raises(ValueError, match="features"):
+        GaussianMixture(2, n_iter=2).fit(X).predict(X[:, :1])
+
+
+def test_mixture_functions_check_weights_and_shapes():
+    X = mixture_data(30)
+    good = (TRUE_W, TRUE_M, TRUE_C)
+    assert np.isfinite(mixture_log_likelihood(X, *good))
+    for bad_w in ([0.5, 0.5], [0.2, 0.3, 0.5, 0.0], [0.3, 0.3, 0.3], [-0.2, 0.7, 0.5]):
+        with pytest.raises(ValueError, match="weights"):
+            mixture_log_likelihood(X, bad_w, TRUE_M, TRUE_C)
+        with pytest.raises(ValueError, match="weights"):
+            sample_mixture(5, bad_w, TRUE_M, TRUE_C, 0)
+    with pytest.raises(ValueError, match="covariances"):
+        mixture_log_likelihood(X, TRUE_W, TRUE_M, TRUE_C[:2])
+    with pytest.raises(ValueError, match="means"):
+        mixture_log_likelihood(X[:, :1], TRUE_W, TRUE_M, TRUE_C)
+    with pytest.raises(ValueError, match="NaN"):
+        mixture_log_likelihood(np.r_[X, [[np.nan, 1.0]]], *good)
+    with pytest.raises(ValueError, match="n must"):
+        sample_mixture(0, *good, 0)
+    with pytest.raises(ValueError, match="positive definite"):
+        sample_mixture(5, TRUE_W, TRUE_M, -TRUE_C, 0)
+    with pytest.raises(ValueError, match="positive definite"):
+        mixture_log_likelihood(X, TRUE_W, TRUE_M, -TRUE_C)
+
+
+def test_known_variance_more_bad_input():
+    with pytest.raises(ValueError, match="sigma"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], sigma=0)
+    with pytest.raises(TypeError, match="sigma"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], sigma="1")
+    with pytest.raises(ValueError, match="NaN"):
+        em_known_variance([0.0, np.nan], [0.0, 1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        em_known_variance([0.0, 1.0], [0.0, np.nan])
+    with pytest.raises(TypeError, match="n_iter"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], n_iter=1.5)
+    with pytest.raises(ValueError, match="which"):
+        lower_bound_curves([0.0, 1.0], [0.0, 1.0], 1.0, [0.0], which=2)
+
+
+def test_candy_mixture_bad_input():
+    from lib._validation import NotFittedError
+    X, counts = candy_counts()
+    with pytest.raises(NotFittedError):
+        MixtureOfNaiveBayes(2).predict_proba(X)
+    with pytest.raises(ValueError, match="pseudo_count"):
+        MixtureOfNaiveBayes(2, pseudo_count=np.nan).fit(X, sample_weight=counts)
+    with pytest.raises(ValueError, match="n_components"):
+        MixtureOfNaiveBayes(9).fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        MixtureOfNaiveBayes(2).fit(X, sample_weight=np.r_[counts[:-1], np.nan])
+    with pytest.raises(TypeError, match="integer category codes"):
+        MixtureOfNaiveBayes(2).fit(np.array([["a", "b"], ["b", "a"]]))
+    init = candy_parameters(0.6, 0.6, 0.6, 0.6, 0.4, 0.4, 0.4)
+    for bad_w in ([0.5, 0.6], [1.0], [0.2, 0.3, 0.5]):
+        with pytest.raises(ValueError, match="weights"):
+            MixtureOfNaiveBayes(2, init={**init, "weights": bad_w}).fit(X, sample_weight=counts)
+    with pytest.raises(ValueError, match="one table per feature"):
+        MixtureOfNaiveBayes(2, init={**init, "probs": init["probs"][:2]}).fit(X, sample_weight=counts)
+    bad_probs = [init["probs"][0], np.array([[0.5, 0.6], [0.5, 0.5]]), init["probs"][2]]
+    with pytest.raises(ValueError, match=r"probs'\]\[1\]"):
+        MixtureOfNaiveBayes(2, init={**init, "probs": bad_probs}).fit(X, sample_weight=counts)
+    with pytest.raises(ValueError, match="init"):
+        MixtureOfNaiveBayes(2, init="kmeans").fit(X)

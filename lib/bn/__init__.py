@@ -1,0 +1,33 @@
+"""Bayesian networks over discrete variables (Chapter 6; Chapter 7 uses the EM).
+
+The package separates, as pgmpy does (models / inference / estimators), the
+representation from the algorithms, one module per part of Chapter 6:
+
+* :mod:`lib.bn.network`: :class:`BayesNet` (variables, states, CPTs, validation, data
+  encoding, the joint probability);
+* :mod:`lib.bn.inference`: enumeration, variable elimination, the full joint;
+* :mod:`lib.bn.sampling`: prior, rejection and Gibbs sampling, likelihood weighting;
+* :mod:`lib.bn.learning`: ML/MAP counting, expected counts, EM, gradient ascent;
+* :mod:`lib.bn.structure`: scores (log likelihood, BIC/MDL, AIC) and hill climbing;
+* :mod:`lib.bn.bif`: reading BIF files;
+* :mod:`lib.bn.plots`: the drawings, the package's only figure module (not imported
+  here, so that the algorithms load without a plotting library:
+  ``from lib.bn.plots import plot_network``).
+
+The algorithms are functions taking the network first (``query(net, "B", ev)``);
+:class:`BayesNet` has a short method for each (``net.query("B", ev)``).
+"""
+from .bif import read_bif
+from .inference import elimination_plan, log_evidence, query
+from .learning import expected_counts, fit_em, fit_gradient_ascent
+from .network import BayesNet, ImpossibleEvidenceError, cpt_markdown
+from .sampling import (SamplingResult, gibbs_sampling, likelihood_weighting, rejection_sampling,
+                       sample)
+from .structure import family_score, hill_climb, score
+
+__all__ = [
+    "BayesNet", "ImpossibleEvidenceError", "SamplingResult", "cpt_markdown", "read_bif",
+    "query", "log_evidence", "elimination_plan", "sample", "rejection_sampling",
+    "likelihood_weighting", "gibbs_sampling", "expected_counts", "fit_em",
+    "fit_gradient_ascent", "score", "family_score", "hill_climb",
+]

@@ -1,0 +1,216 @@
+"""Drawings of Bayesian networks and of the chapter's learning curves.
+
+The only module of :mod:`lib.bn` that imports matplotlib (``lib.bn`` itself does not
+import it: ``from lib.bn.plots import plot_network``). Chapter 6: every drawing of a
+network (:func:`plot_network`, :func:`plot_networks`), section "Approximate inference
+by sampling" (:func:`plot_sampling_convergence`), section "Explaining away,
+interactively" (:func:`plot_evidence_explorer`) and the likelihood and score curves
+(:func:`plot_curves`).
+"""
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from lib._validation import check_scalar
+
+from ._common import ImpossibleEvidenceError
+from .inference import log_evidence
+from .sampling import _forward
+
+__all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
+           "plot_sampling_convergence", "plot_curves"]
+
+
+def layered_layout(net):
+    """Positions ``{name: (x, y)}`` of a layered drawing: a variable's layer is the
+    length of the longest path from a root; nodes within a layer are ordered by
+    the mean position of their parents (a few barycentre sweeps)."""
+    layer = {}
+    for n in net.order:
+        layer[n] = 1 + max((layer[p] for p in net.parents[n]), default=-1)
+    layers = {}
+    for n in net.names:
+        layers.setdefault(layer[n], []).append(n)
+    x = {}
+    for k in sorted(layers):
+        for j, n in enumerate(layers[k]):
+            x[n] = j - (len(layers[k]) - 1) / 2
+    for _ in range(4):
+        for k in sorted(layers):
+            if k == 0:
+                continue
+            key = {n: np.mean([x[p] for p in net.parents[n]] or [x[n]]) for n in layers[k]}
+            layers[k].sort(key=lambda n: key[n])
+            for j, n in enumerate(layers[k]):
+                x[n] = j - (len(layers[k]) - 1) / 2 + 0.15 * (key[n] - (j - (len(layers[k]) - 1) / 2))
+    depth = max(layers)
+    return {n: (x[n], depth - layer[n]) for n in net.names}
+
+
+def plot_network(net, ax=None, pos=None, node_text=None, colors=None, title=None,
+                 figsize=None, fontsize=10, node_width=None):
+    """Draw the graph of ``net`` (boxes and arrows) with :func:`layered_layout`.
+
+    ``node_text``: optional ``{name: extra line}`` (e.g. a posterior);
+    ``colors``: optional ``{name: facecolor}``. Returns the ``Figure``.
+
+    Used in: Chapter 6, every drawing of a network.
+    """
+    pos = pos or layered_layout(net)
+    if ax is None:
+        xs = [p[0] for p in pos.values()]
+        ys = [p[1] for p in pos.values()]
+        w = max(3.0, 1.6 * (max(xs) - min(xs) + 1.6))
+        h = max(1.8, 1.1 * (max(ys) - min(ys) + 1))
+        fig, ax = plt.subplots(figsize=figsize or (min(w, 12), min(h, 9)))
+    else:
+        fig = ax.figure
+    node_text = node_text or {}
+    colors = colors or {}
+    longest = max(len(str(n)) for n in net.names)
+    bw = node_width or min(0.9, 0.1 + 0.065 * longest * fontsize / 10)
+    bh = 0.34 if not node_text else 0.5
+    for n, (x, y) in pos.items():
+        label = str(n) + (f"\n{node_text[n]}" if n in node_text else "")
+        ax.add_artist(FancyBboxPatch((x - bw / 2, y - bh / 2), bw, bh,
+                                    boxstyle="round,pad=0.02,rounding_size=0.08",
+                                    fc=colors.get(n, "#e8eef7"), ec="#33415c", lw=1.2, zorder=2))
+        ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, zorder=3)
+    for u, v in net.edges():
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        ax.add_artist(FancyArrowPatch(_box_point(x0, y0, x1, y1, bw, bh),
+                                     _box_point(x1, y1, x0, y0, bw, bh),
+                                     arrowstyle="-|>", mutation_scale=12, color="#33415c",
+                                     lw=1.1, zorder=1, shrinkA=0, shrinkB=0))
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    half = max((max(xs) - min(xs)) / 2 + bw, 1.4)  # narrow graphs keep narrow boxes
+    mid = (max(xs) + min(xs)) / 2
+    ax.set_xlim(mid - half, mid + half)
+    ax.set_ylim(min(ys) - bh, max(ys) + bh)
+    ax.set_aspect("auto")
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _box_point(x0, y0, x1, y1, bw, bh):
+    """Where the segment from (x0, y0) to (x1, y1) leaves the box around (x0, y0)."""
+    dx, dy = x1 - x0, y1 - y0
+    tx = (bw / 2 + 0.03) / abs(dx) if dx else math.inf
+    ty = (bh / 2 + 0.03) / abs(dy) if dy else math.inf
+    t = min(tx, ty, 0.45)
+    return x0 + t * dx, y0 + t * dy
+
+
+def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evidence):
+    """Interactive-figure callback: exact posteriors of every unobserved variable
+    (variable elimination) next to a likelihood-weighting estimate from
+    ``n_samples`` samples (one weighted sample serves every variable).
+
+    ``evidence``: one keyword per variable whose value is a state label or
+    ``"unobserved"``. Left: the network, observed nodes shaded, each node showing
+    ``P(first state | evidence)``; right: bars of the exact posteriors and markers
+    for the estimates. Returns the ``Figure``.
+
+    Used in: Chapter 6, section "Explaining away, interactively".
+    """
+    ev = {k: v for k, v in evidence.items() if v not in (None, "unobserved", "?")}
+    free = [n for n in net.names if n not in ev]
+    first = first_state or {n: net.states[n][0] for n in net.names}
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.15, 1]})
+    fig.subplots_adjust(left=0.01, right=0.98, bottom=0.16, top=0.92, wspace=0.32)
+    try:
+        exact = {n: float(net.query(n, ev)[net._state_code[n][first[n]]]) for n in free}
+        codes = net._evidence(ev)
+        if log_evidence(net, ev) == -math.inf:
+            raise ImpossibleEvidenceError(ev)
+        X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1), np.random.default_rng(seed),
+                           fixed=codes)
+    except ValueError as err:
+        ax1.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True)
+        ax1.axis("off")
+        plot_network(net, ax=ax0)
+        return fig
+    w = np.exp(logw - logw.max())
+    est = {n: float(w @ (X[:, net._idx[n]] == net._state_code[n][first[n]]) / w.sum()) for n in free}
+    ess = w.sum() ** 2 / np.sum(w ** 2)
+    text = {n: (f"= {ev[n]}" if n in ev else f"P={exact[n]:.3f}") for n in net.names}
+    colors = {n: ("#f6c85f" if n in ev else "#e8eef7") for n in net.names}
+    plot_network(net, ax=ax0, node_text=text, colors=colors, fontsize=9)
+    y = np.arange(len(free))
+    ax1.barh(y, [exact[n] for n in free], color="#6f9fd8", label="exact (variable elimination)")
+    ax1.plot([est[n] for n in free], y, "k|", ms=18, mew=2.5,
+             label=f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
+    ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free])
+    ax1.set_ylim(len(free) - 0.5, -0.5)
+    ax1.set_xlim(0, 1)
+    ax1.set_xlabel("posterior probability given the evidence")
+    ax1.legend(loc="upper right", fontsize=8)
+    return fig
+
+
+def plot_sampling_convergence(results, exact, labels, title=None):
+    """Running estimates of one probability against the number of samples (log
+    axis), one line per sampler, with the exact value as a dashed line.
+
+    ``results``: list of 1-D running-estimate arrays. Returns the ``Figure``.
+    Used in: Chapter 6, section "Approximate inference by sampling".
+    """
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for r, lab in zip(results, labels):
+        r = np.asarray(r)
+        idx = np.unique(np.geomspace(1, len(r), 600).astype(int)) - 1  # log-spaced points
+        ax.plot(idx + 1, r[idx], label=lab, lw=1.3)
+    ax.axhline(exact, color="k", ls="--", lw=1, label=f"exact {exact:.4f}")
+    ax.set_xscale("log")
+    ax.set_xlabel("number of samples")
+    ax.set_ylabel("estimate")
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_networks(nets, titles=None, figsize=None, fontsize=9):
+    """Several networks side by side (one :func:`plot_network` panel each).
+
+    Used in: Chapter 6, sections "Networks and factorisation" and "Counting parameters".
+    """
+    titles = titles or [None] * len(nets)
+    fig, axes = plt.subplots(1, len(nets), figsize=figsize or (5 * len(nets), 3.6), squeeze=False)
+    for ax, net, title in zip(axes[0], nets, titles):
+        plot_network(net, ax=ax, title=title, fontsize=fontsize)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.03, top=0.88, wspace=0.15)
+    return fig
+
+
+def plot_curves(x, curves, xlabel, ylabel, hline=None, hline_label=None, logx=False,
+                logy=False, title=None, figsize=(7, 3.6), markers=False):
+    """A plain line plot of ``curves = {label: y values}`` against ``x`` (or one
+    ``x`` array per curve when ``x`` is a dict), with an optional dashed
+    reference line. Returns the ``Figure``.
+
+    Used in: Chapter 6 (likelihood traces, structure learning, factor sizes).
+    """
+    fig, ax = plt.subplots(figsize=figsize)
+    for label, y in curves.items():
+        xs = x[label] if isinstance(x, dict) else x
+        ax.plot(xs, y, marker="o" if markers else None, ms=4, lw=1.5, label=label)
+    if hline is not None:
+        ax.axhline(hline, color="k", ls="--", lw=1, label=hline_label)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
