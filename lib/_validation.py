@@ -1,0 +1,395 @@
+"""One validation layer for every ``lib`` module (in the spirit of scikit-learn's
+``check_array`` and ``_param_validation``).
+
+Each ``check_*`` function takes the value, the argument's ``name`` as the caller knows
+it, and returns the value converted to the form the algorithms use (a float array, a
+Python int, ...). On bad input it raises ``TypeError`` (wrong kind of value) or
+``ValueError`` (right kind, impossible value) with a message that names the argument,
+says what was expected and shows what was given::
+
+    >>> check_scalar(-1, "alpha", low=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be a real number >= 0, got -1
+
+Used by all algorithm modules (Chapters 1-9); the API is summarised in
+``notes/validation_api.md``.
+"""
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
+    "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
+    "check_labels", "encode_labels", "check_is_fitted", "check_consistent_length",
+    "check_shape", "check_rng", "describe",
+]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator was used before ``fit`` (same bases as scikit-learn's)."""
+
+
+def describe(value, limit=60):
+    """A short text for the 'got ...' part of a message."""
+    if isinstance(value, np.ndarray) and value.size > 6:
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------- scalars
+_BRACKETS = {"both": ("[", "]"), "left": ("[", ")"), "right": ("(", "]"), "neither": ("(", ")")}
+
+
+def _interval_text(low, high, closed):
+    left, right = _BRACKETS[closed]
+    if high is None:
+        return (">= " if left == "[" else "> ") + f"{low:g}"
+    if low is None:
+        return ("<= " if right == "]" else "< ") + f"{high:g}"
+    return f"in {left}{low:g}, {high:g}{right}"
+
+
+def check_scalar(value, name, *, kind="real", low=None, high=None, closed="both",
+                 allow_inf=False):
+    """Check one number: its kind ('real' or 'integer') and the interval it lies in.
+
+    ``closed`` says which bounds are included: 'both', 'left', 'right' or 'neither'.
+    Booleans, strings, None and arrays are refused (TypeError); NaN, and infinity
+    unless ``allow_inf``, are refused (ValueError). Returns a Python float or int.
+
+    >>> check_scalar(3, "k", kind="integer", low=1)
+    3
+    >>> check_scalar(0.5, "level", low=0, high=1, closed="neither")
+    0.5
+    """
+    if closed not in _BRACKETS:
+        raise ValueError(f"closed must be one of {list(_BRACKETS)}, got {closed!r}")
+    if kind not in ("real", "integer"):
+        raise ValueError(f"kind must be 'real' or 'integer', got {kind!r}")
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    given = value
+    what = "an integer" if kind == "integer" else "a real number"
+    if low is not None or high is not None:
+        what += " " + _interval_text(low, high, closed)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {what}, got {describe(value)} "
+                        f"(type {type(value).__name__})")
+    if kind == "integer":
+        if isinstance(value, numbers.Integral):
+            value = int(value)
+        elif np.isfinite(value) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be {what}, got {describe(value)}")
+    else:
+        value = float(value)
+        if np.isnan(value):
+            raise ValueError(f"{name} must be {what}, got nan")
+        if np.isinf(value) and not allow_inf:
+            raise ValueError(f"{name} must be {what} and finite, got {value}")
+    lo_ok = low is None or (value >= low if closed in ("both", "left") else value > low)
+    hi_ok = high is None or (value <= high if closed in ("both", "right") else value < high)
+    if not (lo_ok and hi_ok):
+        raise ValueError(f"{name} must be {what}, got {describe(given)}")
+    return value
+
+
+def check_option(value, name, options):
+    """Check that ``value`` is one of ``options`` (e.g. a method name); return it.
+
+    >>> check_option("knn", "method", ("knn", "kernel"))
+    'knn'
+    """
+    try:
+        ok = value in options
+    except TypeError:  # unhashable value tested against a set/dict
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {list(options)}, got {describe(value)}")
+    return value
+
+
+# --------------------------------------------------------------------------- arrays
+def _issparse(X):
+    try:
+        import scipy.sparse as sp
+    except ImportError:  # pragma: no cover - scipy is a dependency
+        return False
+    return sp.issparse(X)
+
+
+def _check_finite(values, name, allow_nan, allow_inf):
+    if not allow_nan:
+        nan = np.isnan(values)
+        if nan.any():
+            raise ValueError(f"{name} must not contain NaN, got {int(nan.sum())} NaN value(s) "
+                             f"(first at index {tuple(int(i) for i in np.argwhere(nan)[0])})")
+    if not allow_inf:
+        inf = np.isinf(values)
+        if inf.any():
+            raise ValueError(f"{name} must be finite, got {int(inf.sum())} infinite value(s) "
+                             f"(first at index {tuple(int(i) for i in np.argwhere(inf)[0])})")
+
+
+def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_inf=False,
+                min_samples=1, min_features=1, accept_sparse=False):
+    """Check a numeric array and return it as a numpy array of ``dtype`` (None keeps it).
+
+    ``ndim``: an int or a tuple of allowed numbers of dimensions (None: any).
+    ``min_samples``: least length of axis 0; ``min_features``: least length of axis 1
+    (2-D arrays only). NaN and infinity are refused unless allowed. Strings, objects and
+    complex numbers raise TypeError. A scipy.sparse matrix raises TypeError unless
+    ``accept_sparse`` (then it is returned as CSR with its stored values checked).
+
+    >>> check_array([[1, 2], [3, 4]], ndim=2).dtype
+    dtype('float64')
+    """
+    if _issparse(X):
+        if not accept_sparse:
+            raise TypeError(f"{name} must be a dense array, got a scipy.sparse matrix "
+                            f"of shape {X.shape}; convert it with {name}.toarray()")
+        X = X.tocsr()
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
+        if dtype is not None:
+            X = X.astype(dtype)
+        _check_finite(X.data, f"{name} (stored values)", allow_nan, allow_inf)
+        arr_shape = X.shape
+    else:
+        try:
+            arr = np.asarray(X)
+            if arr.dtype.kind == "O":
+                arr = arr.astype(float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be an array of real numbers, got {describe(X)}") from None
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}: "
+                            f"{describe(X)}")
+        if dtype is not None:
+            arr = arr.astype(dtype, copy=False)
+        arr_shape = arr.shape
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if len(arr_shape) not in allowed:
+            dims = " or ".join(f"{d}-D" for d in allowed)
+            raise ValueError(f"{name} must be a {dims} array, got shape {arr_shape}"
+                             + (" (a scalar)" if not arr_shape else ""))
+    if len(arr_shape) >= 1 and arr_shape[0] < min_samples:
+        raise ValueError(f"{name} must have at least {min_samples} row(s)/value(s), "
+                         f"got shape {arr_shape} (empty data)")
+    if len(arr_shape) == 2 and arr_shape[1] < min_features:
+        raise ValueError(f"{name} must have at least {min_features} column(s) (features), "
+                         f"got shape {arr_shape}")
+    if _issparse(X):
+        return X
+    if arr.dtype.kind == "f":
+        _check_finite(arr, name, allow_nan, allow_inf)
+    return arr
+
+
+def check_counts(X, name="X", *, integer=False, ndim=2, accept_sparse=True, min_samples=1,
+                 min_features=1):
+    """Check count data: finite, non-negative (and whole numbers if ``integer``).
+
+    Dense input comes back as a float array, sparse input as a float CSR matrix.
+
+    >>> check_counts([[0, 2], [1, 0]], integer=True)
+    array([[0., 2.],
+           [1., 0.]])
+    """
+    X = check_array(X, name, ndim=ndim, accept_sparse=accept_sparse, min_samples=min_samples,
+                    min_features=min_features)
+    values = X.data if _issparse(X) else X
+    if values.size and values.min() < 0:
+        raise ValueError(f"{name} must hold non-negative counts, got a minimum of "
+                         f"{values.min():g}")
+    if integer and values.size and not np.all(values == np.round(values)):
+        bad = values[values != np.round(values)][0]
+        raise ValueError(f"{name} must hold whole-number counts, got {bad:g}")
+    return X
+
+
+def check_probabilities(p, name, *, ndim=None, min_samples=1):
+    """Check an array of probabilities (each finite and in [0, 1]; no sum constraint).
+
+    >>> check_probabilities([0.2, 1.0], "p")
+    array([0.2, 1. ])
+    """
+    p = check_array(p, name, ndim=ndim, min_samples=min_samples)
+    if p.size and (p.min() < 0 or p.max() > 1):
+        bad = p[(p < 0) | (p > 1)][0]
+        raise ValueError(f"{name} must hold probabilities in [0, 1], got {bad:g}")
+    return p
+
+
+def _check_sums(p, name, atol, what):
+    sums = p.sum(axis=-1)
+    bad = np.abs(sums - 1.0) > atol
+    if bad.any():
+        where = "" if p.ndim == 1 else f" (row {tuple(int(i) for i in np.argwhere(bad)[0])})"
+        raise ValueError(f"{name} must {what}sum to 1 (tolerance {atol:g}), got a sum of "
+                         f"{np.atleast_1d(sums)[bad.ravel()][0]:.6g}{where}")
+
+
+def check_probability_vector(p, name, *, size=None, atol=1e-6):
+    """Check a 1-D probability distribution: finite, non-negative, sums to one.
+
+    ``size``: the required length (None: any non-zero length).
+
+    >>> check_probability_vector([0.25, 0.75], "prior", size=2)
+    array([0.25, 0.75])
+    """
+    p = check_probabilities(p, name, ndim=1)
+    if size is not None and p.size != size:
+        raise ValueError(f"{name} must have {size} entries, got {p.size}")
+    _check_sums(p, name, atol, "")
+    return p
+
+
+def check_stochastic_matrix(P, name, *, shape=None, atol=1e-6):
+    """Check a stochastic matrix (or stack): entries in [0, 1], each row sums to one.
+
+    ``shape``: the required shape, None entries are free (e.g. ``(K, None)``).
+
+    >>> check_stochastic_matrix([[0.9, 0.1], [0.5, 0.5]], "transmat", shape=(2, 2)).shape
+    (2, 2)
+    """
+    P = check_probabilities(P, name, ndim=None if shape is None else len(shape))
+    if P.ndim < 2:
+        raise ValueError(f"{name} must be a matrix (rows = distributions), got shape {P.shape}")
+    if shape is not None:
+        check_shape(P, name, shape)
+    if P.shape[-1] == 0:
+        raise ValueError(f"{name} must have at least one column, got shape {P.shape}")
+    _check_sums(P, name, atol, "have each row ")
+    return P
+
+
+# --------------------------------------------------------------------------- labels
+def _is_missing(value):
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN (float, numpy, decimal)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_labels(y, name="y", *, n_samples=None, min_samples=1):
+    """Check class labels: 1-D, hashable, no None/NaN, not a mix of strings and numbers.
+
+    ``n_samples``: the number of rows of X the labels go with. Returns a numpy array
+    (numeric labels keep their dtype; strings and mixed objects an object/str array).
+
+    >>> check_labels(["spam", "ham"], n_samples=2)
+    array(['spam', 'ham'], dtype='<U4')
+    """
+    if _issparse(y):
+        raise TypeError(f"{name} must be a 1-D sequence of labels, got a scipy.sparse matrix")
+    if isinstance(y, (str, bytes)) or np.ndim(y) == 0 and not hasattr(y, "__len__"):
+        raise TypeError(f"{name} must be a 1-D sequence of labels, got {describe(y)}")
+    arr = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    if arr.dtype.kind == "O" and arr.ndim > 1:  # ragged or nested objects
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        raise ValueError(f"{name} must be 1-D, got a column of shape {arr.shape}; "
+                         f"use {name}.ravel()")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(f"{name} must have one label per row of X ({n_samples}), "
+                         f"got {arr.shape[0]} labels")
+    if arr.shape[0] < min_samples:
+        raise ValueError(f"{name} must have at least {min_samples} label(s), got none "
+                         f"(empty data)")
+    if arr.dtype.kind == "f":
+        if np.isnan(arr).any():
+            raise ValueError(f"{name} must not contain missing labels, got NaN at index "
+                             f"{int(np.flatnonzero(np.isnan(arr))[0])}")
+        if np.isinf(arr).any():
+            raise ValueError(f"{name} must hold finite labels, got inf")
+    elif arr.dtype.kind == "c":
+        raise TypeError(f"{name} must hold class labels, got complex numbers")
+    elif arr.dtype.kind == "O":
+        kinds = set()
+        for i, value in enumerate(arr):
+            if _is_missing(value):
+                raise ValueError(f"{name} must not contain missing labels, got {value!r} "
+                                 f"at index {i}")
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(f"{name} must hold hashable labels, got "
+                                f"{type(value).__name__} at index {i}") from None
+            kinds.add("str" if isinstance(value, (str, bytes, np.str_)) else "other")
+        if len(kinds) > 1:
+            raise TypeError(f"{name} must not mix strings and other labels, got "
+                            f"{describe(list(arr[:6]))}")
+    return arr
+
+
+def encode_labels(y, classes, name="y"):
+    """Positions of the labels ``y`` in ``classes``; a label not in ``classes`` raises.
+
+    >>> encode_labels(["b", "a"], np.array(["a", "b"]))
+    array([1, 0])
+    """
+    y = check_labels(y, name)
+    index = {c: i for i, c in enumerate(np.asarray(classes).tolist())}
+    codes = [index.get(v, -1) for v in y.tolist()]
+    unknown = [v for v, c in zip(y.tolist(), codes) if c < 0]
+    if unknown:
+        raise ValueError(f"{name} must hold labels among the classes "
+                         f"{describe(list(index))}, got unknown label(s) {describe(unknown[:5])}")
+    return np.asarray(codes, dtype=int)
+
+
+# --------------------------------------------------------------------------- models
+def check_is_fitted(estimator, attributes=None):
+    """Raise NotFittedError unless ``estimator`` has the fitted attributes.
+
+    ``attributes``: a name or list of names; default: any attribute ending in ``_``.
+    """
+    if attributes is None:
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(estimator))
+    else:
+        names = [attributes] if isinstance(attributes, str) else list(attributes)
+        fitted = all(hasattr(estimator, a) for a in names)
+    if not fitted:
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
+                             f"call fit(...) with training data before using it")
+
+
+def check_consistent_length(**arrays):
+    """Check that the named arrays have the same length (axis 0).
+
+    >>> check_consistent_length(x=[1, 2], y=[3, 4])
+    """
+    lengths = {k: np.shape(v)[0] if np.ndim(v) else None for k, v in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        given = ", ".join(f"{k} has {n}" if n is not None else f"{k} is a scalar"
+                          for k, n in lengths.items())
+        raise ValueError(f"{' and '.join(arrays)} must have the same length, got: {given}")
+
+
+def check_shape(a, name, shape):
+    """Check ``a.shape`` against ``shape`` (None entries are free); return ``a``."""
+    actual = np.shape(a)
+    if len(actual) != len(shape) or any(s is not None and s != t for s, t in zip(shape, actual)):
+        wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+        raise ValueError(f"{name} must have shape {wanted}, got {actual}")
+    return a
+
+
+def check_rng(rng, name="rng"):
+    """A numpy Generator from None, an integer seed or a Generator (anything else: TypeError)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        return np.random.default_rng(rng)
+    raise TypeError(f"{name} must be None, an integer seed or a numpy.random.Generator "
+                    f"(e.g. np.random.default_rng(0)), got {describe(rng)}")
