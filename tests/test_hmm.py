@@ -66,11 +66,11 @@ def path_log_p(model, obs, path):
             + np.log(model.transition[path[:-1], path[1:]]).sum())
 
 
-def same_or_tie(model, obs, path, other):
+def same_or_tie(model, obs, path, other, agreement=0.95):
     """Two Viterbi paths agree, or differ only where two paths tie exactly."""
     if not np.array_equal(path, other):
         assert path_log_p(model, obs, path) == pytest.approx(path_log_p(model, obs, other), rel=1e-12)
-        assert np.mean(path == other) > 0.95
+        assert np.mean(path == other) > agreement
 
 
 # ------------------------------------------------------------------ brute force
@@ -460,3 +460,66 @@ def test_fitted_attributes_before_fit():
     assert not hasattr(h, "n_iter_")                     # an AttributeError too
     h.fit([[0, 1, 1]], n_iter=2)
     assert h.n_iter_ == len(h.log_likelihoods_) == 2
+
+
+# ------------------------------------------------------------------ fast == reference, every path
+def sticky_hmm(rng, n, m, switch):
+    A = np.full((n, n), switch / max(n - 1, 1)) + np.eye(n) * (1 - switch - switch / max(n - 1, 1))
+    return HMM(rng.dirichlet(np.ones(n)), A / A.sum(axis=1, keepdims=True),
+               rng.dirichlet(np.ones(m) * 2, n))
+
+
+def assert_fast_equals_reference(h, obs):
+    alpha, ll = h.forward(obs)
+    alpha_p, ll_p = h.forward_plain(obs)
+    assert ll == pytest.approx(ll_p, rel=1e-11)
+    assert h.log_likelihood(obs) == pytest.approx(ll_p, rel=1e-11)
+    np.testing.assert_allclose(alpha, alpha_p, atol=1e-10)
+    np.testing.assert_allclose(h.backward(obs), h.backward_plain(obs), atol=1e-10)
+    path, log_p = h.viterbi(obs)
+    path_p, log_p_p = h.viterbi_plain(obs)
+    assert log_p == pytest.approx(log_p_p, rel=1e-11)
+    same_or_tie(h, obs, path, path_p, agreement=0.5)    # (models with exact ties)
+
+
+@pytest.mark.parametrize("n, m, T, switch", [(2, 2, 20000, 0.01), (2, 2, 20000, 1e-6), (3, 4, 6000, 1e-3),
+                                             (8, 5, 3000, 0.05), (32, 6, 600, 0.1), (64, 4, 300, 0.3)])
+def test_fast_equals_reference_on_sticky_chains(n, m, T, switch):
+    rng = np.random.default_rng(n + T)
+    h = sticky_hmm(rng, n, m, switch)
+    assert_fast_equals_reference(h, h.sample(T, rng)[1])
+
+
+def test_sticky_two_state_viterbi_of_the_issue():
+    # switch probability 0.01 and 1e-6, emissions 0.6 / 0.4: paths tie a lot
+    for switch in (0.01, 1e-6):
+        h = HMM([0.5, 0.5], [[1 - switch, switch], [switch, 1 - switch]], [[0.6, 0.4], [0.4, 0.6]])
+        obs = h.sample(30000, np.random.default_rng(7))[1]
+        path, log_p = h.viterbi(obs)
+        path_p, log_p_p = h.viterbi_plain(obs)
+        assert log_p == pytest.approx(log_p_p, rel=1e-12)
+        assert path_log_p(h, obs, path) == pytest.approx(log_p_p, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fallbacks_equal_reference(seed, monkeypatch):
+    """With no correction rounds allowed, the exact fallbacks run: block products for the
+    forward/backward passes, (max, +) block products and composed pointers for Viterbi."""
+    from lib.hmm import scan
+
+    monkeypatch.setattr(scan, "MAX_ROUNDS", 0)
+    monkeypatch.setattr(fast, "MAX_ROUNDS", 0)
+    rng = np.random.default_rng(seed)
+    n, m = [(2, 3), (3, 2), (4, 6)][seed % 3]
+    h = random_hmm(rng, n, m, concentration=[0.3, 1.0][seed % 2])
+    for T in (2, 17, 500, 3001):
+        assert_fast_equals_reference(h, h.sample(T, rng)[1])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_equals_reference_on_random_shapes(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = [2, 5, 8, 16, 33, 64][seed]
+    h = random_hmm(rng, n, 7, concentration=0.7)
+    for T in (1, 2, 65, 1500):
+        assert_fast_equals_reference(h, h.sample(T, rng)[1])

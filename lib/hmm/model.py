@@ -142,6 +142,20 @@ class HMM:
         with np.errstate(divide="ignore"):
             return np.log(self.start), np.log(self.transition), np.log(self.emission.T)[obs]
 
+    def _safe_by_construction(self):
+        """True when no rescaled message can have a positive entry that is tiny: every
+        transition is possible (so every state keeps at least ``min A * (smallest emission
+        ratio)`` of the message at every step) and these bounds keep every term of every
+        step far above the smallest double. Then nothing needs checking afterwards."""
+        A, E = self.transition, self.emission
+        if not np.all(A > 0):
+            return False
+        top = E.max(axis=0)
+        positive = np.where(E > 0, E, np.inf)
+        used = top > 0
+        ratio = (positive.min(axis=0)[used] / top[used]).min()
+        return 2 * np.log(A.min()) + np.log(ratio) + np.log(positive.min()) >= _LOG_FLOOR_TERM + 46
+
     def _exact(self, obs, alpha, beta, ll):
         """Are the rescaled messages free of underflow? True when every positive term
         ``alpha_t(i) A_ij E_{t+1}(j)`` (and ``A_ij E_{t+1}(j) beta_{t+1}(j)``) of every
@@ -233,8 +247,10 @@ class HMM:
                 results = [r + (None,) for r in fast.forward_backward_many(self, seqs)]
             else:
                 results = [(alpha, None, ll, None) for alpha, ll in (fast.forward(self, o) for o in seqs)]
+        safe = self._safe_by_construction()
         for i, obs in enumerate(seqs):
-            if self._exact(obs, *results[i][:3]):
+            if (safe and np.isfinite(results[i][2]) and self._first_is_exact(obs)) \
+                    or self._exact(obs, *results[i][:3]):
                 continue
             log_alpha, log_beta = self._log_messages(obs, need_beta)
             ll = float(logsumexp(log_alpha[-1]))
@@ -265,6 +281,11 @@ class HMM:
             counts += np.exp(x - total).sum(axis=0)
         return counts
 
+    def _first_is_exact(self, obs):
+        """The first step's products ``start_i * E_1(i)`` are far from underflow."""
+        first = self.start * self.emission[:, obs[0]]
+        return first.sum() >= 1e-250
+
     def _checked_forward_backward(self, obs, need_beta=True):
         obs = _check_symbols(obs, self.n_symbols)
         result = self._forward_backward_many([obs], need_beta)[0]
@@ -278,6 +299,11 @@ class HMM:
         Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
         """
         obs = _check_symbols(obs, self.n_symbols)
+        if self._safe_by_construction() and self._first_is_exact(obs):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                ll = fast.log_likelihood(self, obs)
+            if np.isfinite(ll):
+                return ll
         return self._forward_backward_many([obs], need_beta=False)[0][2]
 
     def forward(self, obs):
