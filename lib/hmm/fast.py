@@ -67,11 +67,13 @@ def forward(model, obs):
         if len(obs) == 1 or not first.sum() > 0:
             return head[None], float(np.log(first.sum()))
         try:
-            alpha, log_norms = scan(head, np.ascontiguousarray(model.transition.T), model.emission.T,
+            steps, log_norms = scan(head, np.ascontiguousarray(model.transition.T), model.emission.T,
                                     obs[1:], n_blocks(len(obs) - 1, len(head)), False)
         except NoForgetting:
             return products.forward(model, obs)
-        return np.vstack([head, alpha]), float(np.log(first.sum()) + log_norms.sum())
+        alpha = np.empty((len(obs), len(head)))
+        alpha[0], alpha[1:] = head, steps
+        return alpha, float(np.log(first.sum()) + log_norms.sum())
 
 
 def backward(model, obs):
@@ -80,9 +82,11 @@ def backward(model, obs):
     uniform = np.full(N, 1.0 / N)
     if len(obs) == 1:
         return uniform[None]
-    beta, _ = scan(uniform, model.transition, model.emission.T, obs[:0:-1],
-                   n_blocks(len(obs) - 1, N), True)
-    return np.vstack([beta[::-1], uniform])
+    steps, _ = scan(uniform, model.transition, model.emission.T, obs[:0:-1],
+                    n_blocks(len(obs) - 1, N), True)
+    beta = np.empty((len(obs), N))
+    beta[:-1], beta[-1] = steps[::-1], uniform
+    return beta
 
 
 def forward_backward_many(model, seqs):

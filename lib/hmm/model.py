@@ -60,12 +60,13 @@ def _impossible(model, obs, log_alpha=None):
         f"{obs[t]} at position {t}{after}")
 
 
-def _gamma(alpha, beta, logs):
-    """Smoothed ``P(X_t = i | e_1..e_T)`` from rescaled messages or, when ``logs`` is
-    given, from the unnormalised log messages ``(log_alpha, log_beta)``."""
+def _gamma(alpha, beta, logs, out=None):
+    """Smoothed ``P(X_t = i | e_1..e_T)`` from rescaled messages (into ``out`` if given)
+    or, when ``logs`` is given, from the unnormalised log messages ``(log_alpha, log_beta)``."""
     if logs is None:
-        gamma = alpha * beta
-        return gamma / gamma.sum(axis=1, keepdims=True)
+        gamma = np.multiply(alpha, beta, out=out)
+        gamma /= gamma.sum(axis=1, keepdims=True)
+        return gamma
     log_gamma = logs[0] + logs[1]
     return np.exp(log_gamma - logsumexp(log_gamma, axis=1, keepdims=True))
 
@@ -335,7 +336,7 @@ class HMM:
         Used in: Chapter 8, section "Smoothing: the forward-backward algorithm".
         """
         alpha, beta, _, logs = self._checked_forward_backward(obs)
-        return _gamma(alpha, beta, logs)
+        return _gamma(alpha, beta, logs, out=alpha)
 
     def viterbi(self, obs):
         """Most likely state sequence and its log joint probability (fast).
@@ -418,7 +419,7 @@ class HMM:
                     del w
                 if logs is not None and len(obs) > 1:
                     transition_counts += self._log_transition_counts(obs, *logs)
-                gamma = _gamma(alpha, beta, logs)             # smoothed P(X_t = i | all e)
+                gamma = _gamma(alpha, beta, logs, out=alpha)  # smoothed P(X_t = i | all e)
                 start_counts += gamma[0]
                 for i in range(N):
                     emission_counts[i] += np.bincount(obs, weights=gamma[:, i], minlength=M)

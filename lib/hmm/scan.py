@@ -36,8 +36,8 @@ def scan(first, left, table, index, n_blocks, weigh_first, keep=True):
     ``left = A.T``) or ``m_s ∝ left @ (table[index[s-1]] * m_{s-1})``
     (``weigh_first=True``: backward, ``left = A``), from the normalised ``first``.
 
-    Returns ``(messages, log_norms)``: ``messages`` of shape ``(n, N)`` in step order
-    (None unless ``keep``) and, per block, the sum of the logs of its normalising
+    Returns ``(messages, log_norms)``: ``messages`` of shape ``(n, N)`` in step order, a
+    strided view (None unless ``keep``) and, per block, the sum of the logs of its normalising
     constants (their total is the log of the growth from ``first``). Blocks live on
     the last axis, so that numpy's inner loops run over the many blocks.
     Raises :class:`NoForgetting`.
@@ -103,4 +103,4 @@ def _corrected(run, starts, first, stored, norms, msgs, n, B, L, N, keep):
     log_norms = np.log(norms).sum(axis=0)
     if not keep:
         return None, log_norms
-    return msgs.transpose(2, 0, 1).reshape(B * L, N)[:n], log_norms
+    return msgs.transpose(2, 0, 1).reshape(B * L, N)[:n], log_norms   # (a view in step order)
