@@ -129,7 +129,7 @@ def _exact_ends(D, log_A, r):
     L, N, B = D.shape
     first_of = np.repeat(np.arange(N)[:, None], B, axis=1)   # first_of[s, b]
     for k in range(L - 1, 0, -1):
-        pointer = (D[k - 1][:, None, :] + log_A[:, :, None]).argmax(axis=0)   # (N, B)
+        pointer = _argmax0(D[k - 1][:, None, :] + log_A[:, :, None])   # (N, B)
         first_of = np.take_along_axis(pointer, first_of, axis=0)
         if k > r - 1:                                   # the last block ends at step r - 1
             first_of[:, -1] = np.arange(N)
@@ -139,6 +139,18 @@ def _exact_ends(D, log_A, r):
         s0 = first_of[end[b], b]
         end[b - 1] = (D[L - 1, :, b - 1] + log_A[:, s0]).argmax()
     return end
+
+
+def _argmax0(x):
+    """``x.argmax(axis=0)`` (first maximum), quicker for few rows than numpy's own."""
+    if len(x) > 16:
+        return x.argmax(axis=0)
+    best, where = x[0].copy(), np.zeros(x.shape[1:], dtype=np.intp)
+    for i in range(1, len(x)):
+        better = x[i] > best
+        where[better] = i
+        np.maximum(best, x[i], out=best)
+    return where
 
 
 def _parallel(x, y, atol=1e-7):
@@ -191,7 +203,7 @@ def _trace_back(D, log_A, path, last, end, todo):
         active = np.flatnonzero(live & (last >= k))    # the last block may be shorter
         going = active[last[active] > k]               # blocks already being traced
         if going.size:
-            state[going] = (D[k][:, going] + log_A[:, path[k + 1, going]]).argmax(axis=0)
+            state[going] = _argmax0(D[k][:, going] + log_A[:, path[k + 1, going]])
             joined = going[state[going] == path[k, going]]
             if joined.size:
                 live[joined] = False
@@ -256,17 +268,17 @@ def viterbi(model, obs):
             _viterbi_steps(_exact_starts(first, Eb, log_A), D, Eb, log_A, r, stop_early=True)
             break
     # trace back: D[k, :, b] + log_A[:, j] scores the predecessors of state j
-    end = D[last, :, np.arange(B)].argmax(axis=1)       # guessed last state per block
+    end = _argmax0(D[last, :, np.arange(B)].T)          # guessed last state per block
     path = np.empty((L, B), dtype=np.intp)
     state = end.copy()
     for k in range(L - 1, -1, -1):
         if k < L - 1:                                   # best predecessor at step k
-            state = (D[k] + log_A[:, state]).argmax(axis=0)
+            state = _argmax0(D[k] + log_A[:, state])
         if k == r - 1:                                  # the last block ends here
             state[-1] = end[-1]
         path[k] = state
     for attempt in range(MAX_ROUNDS + 1):               # correct the guesses
-        before = (D[last[:-1], :, np.arange(B - 1)] + log_A[:, path[0, 1:]].T).argmax(axis=1)
+        before = _argmax0(D[last[:-1], :, np.arange(B - 1)].T + log_A[:, path[0, 1:]])
         todo = np.flatnonzero(before != end[:-1])
         if not todo.size:
             break
