@@ -14,11 +14,12 @@ Which algorithm runs (``n = T - 1`` steps, ``N`` states):
   state that never changes) falls back to exact block products
   (:mod:`lib.hmm.products`, ``T N^3`` work).
 * **Viterbi** (:func:`viterbi`): about ``4 sqrt(T)`` blocks (at most ``32768 / N^2``,
-  of at least 16 steps) run the
+  of at least 64 steps) run the
   (max, +) recursion side by side from guessed scores, corrected in a few rounds; if
   they do not agree after ``MAX_ROUNDS`` rounds (a chain that rarely switches), the
   scores at the block starts come from exact (max, +) block products and the last
-  state of every block from composed back pointers (``N^3`` work per step).
+  state of every block from composed back pointers (``N^3`` work per step, so only up
+  to ``EXACT_MAX_STATES`` states; with more, the plain recursion runs).
 
 Every function takes a :class:`lib.hmm.HMM` (for its ``start``, ``transition`` and
 ``emission``) and an already checked observation sequence. Numbers are kept in range
@@ -27,13 +28,14 @@ redoes the sequence in logarithms.
 """
 import numpy as np
 
-from . import products
+from . import products, reference
 from .scan import NoForgetting, _checkpoints, scan
 
 _TINY = np.finfo(float).tiny
 VITERBI_SHORTER = 4      # Viterbi blocks are about sqrt(T) / 4 steps long
 MAX_ROUNDS = 4           # Viterbi corrections before falling back to the plain loop
-MIN_BLOCK = 64           # forward/backward blocks are at least this long
+MIN_BLOCK = 64           # forward/backward/Viterbi blocks are at least this long
+EXACT_MAX_STATES = 8     # Viterbi's exact fallback: block products up to 8 states, else the plain loop
 
 
 def n_blocks(n_steps, n_states):
@@ -173,6 +175,7 @@ def _viterbi_steps(starts, D, Eb, log_A, r, stop_early):
     N, L, B = Eb.shape
     marks = set(_checkpoints(L))
     blocks = np.arange(B)
+    buffer = np.empty((N, N, B))                        # scores[i, j, b]: from i to j
     d = starts
     for k in range(L):
         if k == r:                                      # the last block has ended
@@ -180,7 +183,9 @@ def _viterbi_steps(starts, D, Eb, log_A, r, stop_early):
             blocks, d = blocks[keep], d[:, keep]
         full = len(blocks) == B or (k >= r and len(blocks) == B - 1)
         cols = slice(0, len(blocks)) if full else blocks
-        new = (d[:, None, :] + log_A[:, :, None]).max(axis=0) + Eb[:, k, cols]
+        scores = np.add(d[:, None, :], log_A[:, :, None], out=buffer[:, :, :len(blocks)])
+        new = scores.max(axis=0)
+        new += Eb[:, k, cols]
         if stop_early and k in marks:
             moving = ~_parallel(new, D[k][:, cols])
             if not moving.all():
@@ -214,9 +219,10 @@ def _trace_back(D, log_A, path, last, end, todo):
 
 
 def viterbi_blocks(n_steps, n_states):
-    """How many blocks Viterbi uses: about ``4 sqrt(n)``, blocks of at least 16 steps, and
+    """How many blocks Viterbi uses: about ``4 sqrt(n)``, blocks of at least 64 steps, and
     at most ``32768 / N^2`` of them (one step handles an ``(N, N, B)`` array)."""
-    return int(max(1, min(VITERBI_SHORTER * np.sqrt(n_steps), n_steps // 16, 32768 // n_states ** 2)))
+    return int(max(1, min(VITERBI_SHORTER * np.sqrt(n_steps), n_steps // MIN_BLOCK,
+                           32768 // n_states ** 2)))
 
 
 def _blocked(model, obs, table):
@@ -263,8 +269,12 @@ def viterbi(model, obs):
         if _parallel(wanted, starts).all():
             break
         starts = wanted
-        if attempt == MAX_ROUNDS or _viterbi_steps(starts, D, Eb, log_A, r, stop_early=True) > B // 8:
+        moving = _viterbi_steps(starts, D, Eb, log_A, r, stop_early=True)
+        if attempt == MAX_ROUNDS or (N <= EXACT_MAX_STATES and moving > B // 8):
             # scores that do not forget their start (a chain that rarely switches)
+            if N > EXACT_MAX_STATES:                    # (N^3 per step would cost more)
+                with np.errstate(divide="ignore"):
+                    return reference.viterbi(np.log(model.start), log_A, log_B.T[obs])
             _viterbi_steps(_exact_starts(first, Eb, log_A), D, Eb, log_A, r, stop_early=True)
             break
     # trace back: D[k, :, b] + log_A[:, j] scores the predecessors of state j
