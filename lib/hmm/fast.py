@@ -113,7 +113,7 @@ def _exact_starts(first, Eb, log_A):
     P = np.full((N, N, B), -np.inf)                      # P[i, j, b], the (max, +) identity
     P[np.arange(N), np.arange(N)] = 0.0
     for k in range(L):
-        P = (P[:, :, None, :] + log_A[None, :, :, None]).max(axis=1) + Eb[None, :, k, :]
+        P = (P[:, :, None, :] + log_A[None, :, :, None]).max(axis=1) + Eb(k)[None]
     starts = np.empty((N, B))
     starts[:, 0] = v = first
     for b in range(B - 1):
@@ -185,7 +185,7 @@ def _viterbi_steps(starts, D, Eb, log_A, r, stop_early):
         cols = slice(0, len(blocks)) if full else blocks
         scores = np.add(d[:, None, :], log_A[:, :, None], out=buffer[:, :, :len(blocks)])
         new = scores.max(axis=0)
-        new += Eb[:, k, cols]
+        new += Eb(k, cols)
         if stop_early and k in marks:
             moving = ~_parallel(new, D[k][:, cols])
             if not moving.all():
@@ -225,15 +225,27 @@ def viterbi_blocks(n_steps, n_states):
                            32768 // n_states ** 2)))
 
 
+class _StepScores:
+    """``table[:, obs[1 + b L + k]]`` for step ``k`` of blocks ``cols``, looked up when
+    needed (no ``T x N`` array); ``shape`` is ``(N, L, B)``."""
+
+    def __init__(self, table, index):
+        self.table, self.index = table, index            # index[k, b]: the symbol
+        self.shape = (table.shape[0],) + index.shape
+
+    def __call__(self, k, cols=slice(None)):
+        return np.take(self.table, self.index[k, cols], axis=1)
+
+
 def _blocked(model, obs, table):
-    """``table[:, obs[1 + b L + k]]`` as ``out[:, k, b]``, and the block sizes ``(B, L, r)``."""
+    """The step scores of every block (:class:`_StepScores`) and the sizes ``(B, L, r)``."""
     n = len(obs) - 1
     L = -(-n // viterbi_blocks(n, model.n_states))
     B = -(-n // L)
     r = n - (B - 1) * L
     index = np.zeros((B, L), dtype=np.intp)              # index[b, k] = obs[1 + b L + k]
-    index.reshape(-1)[: len(obs) - 1] = obs[1:]
-    return np.take(table, index.T, axis=1), (B, L, r)
+    index.reshape(-1)[:n] = obs[1:]
+    return _StepScores(table, np.ascontiguousarray(index.T)), (B, L, r)
 
 
 def viterbi(model, obs):
@@ -297,8 +309,12 @@ def viterbi(model, obs):
     else:      # traces that do not join within a block
         end = _exact_ends(D, log_A, r)
         _trace_back(D, log_A, path, last, end, np.arange(B))
+    del D, Eb                                           # (only the path is needed now)
     state_0 = int((first + log_A[:, path[0, 0]]).argmax())
-    states = np.concatenate([[state_0], path.T.ravel()[: T - 1]])
+    states = np.empty(1 + B * L, dtype=np.intp)
+    states[0] = state_0
+    states[1:].reshape(B, L)[...] = path.T
+    states = states[:T]
     log_p = (first[state_0] + log_A[states[:-1], states[1:]].sum()
              + log_B[states[1:], obs[1:]].sum())
     return states, float(log_p)
