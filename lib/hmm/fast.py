@@ -69,12 +69,10 @@ def forward(model, obs):
         if len(obs) == 1 or not first.sum() > 0:
             return head[None], float(np.log(first.sum()))
         try:
-            steps, log_norms = scan(head, np.ascontiguousarray(model.transition.T), model.emission.T,
+            alpha, log_norms = scan(head, np.ascontiguousarray(model.transition.T), model.emission.T,
                                     obs[1:], n_blocks(len(obs) - 1, len(head)), False)
         except NoForgetting:
             return products.forward(model, obs)
-        alpha = np.empty((len(obs), len(head)))
-        alpha[0], alpha[1:] = head, steps
         return alpha, float(np.log(first.sum()) + log_norms.sum())
 
 
@@ -86,9 +84,7 @@ def backward(model, obs):
         return uniform[None]
     steps, _ = scan(uniform, model.transition, model.emission.T, obs[:0:-1],
                     n_blocks(len(obs) - 1, N), True)
-    beta = np.empty((len(obs), N))
-    beta[:-1], beta[-1] = steps[::-1], uniform
-    return beta
+    return steps[::-1]                                   # (messages from the end backwards)
 
 
 def forward_backward_many(model, seqs):

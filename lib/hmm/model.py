@@ -71,6 +71,15 @@ def _gamma(alpha, beta, logs, out=None):
     return np.exp(log_gamma - logsumexp(log_gamma, axis=1, keepdims=True))
 
 
+def _row_dots(left, matrix, right, chunk=1 << 16):
+    """``(left[t] @ matrix) . right[t]`` for every row ``t``, a chunk of rows at a time
+    (no temporary as large as ``left``)."""
+    out = np.empty(len(left))
+    for s in range(0, len(left), chunk):
+        out[s:s + chunk] = np.einsum("ti,ti->t", left[s:s + chunk] @ matrix, right[s:s + chunk])
+    return out
+
+
 def _min_positive(m):
     """The smallest positive entry of each row of ``m`` (``inf`` for a row of zeros)."""
     return np.where(m > 0, m, np.inf).min(axis=1)
@@ -410,7 +419,7 @@ class HMM:
                     # xi_t(i, j) is proportional to alpha_t(i) A_ij E_{t+1}(j) beta_{t+1}(j)
                     w = self._likelihoods(obs[1:])
                     w *= beta[1:]
-                    norm = np.einsum("ti,ti->t", w @ self.transition.T, alpha[:-1])
+                    norm = _row_dots(alpha[:-1], self.transition, w)  # sum_ij alpha A_ij w
                     if norm.min() >= _FLOOR_PRODUCT:
                         alpha[:-1] /= norm[:, None]           # (rows of gamma are renormalised)
                         transition_counts += self.transition * (alpha[:-1].T @ w)

@@ -36,8 +36,8 @@ def scan(first, left, table, index, n_blocks, weigh_first, keep=True):
     ``left = A.T``) or ``m_s ∝ left @ (table[index[s-1]] * m_{s-1})``
     (``weigh_first=True``: backward, ``left = A``), from the normalised ``first``.
 
-    Returns ``(messages, log_norms)``: ``messages`` of shape ``(n, N)`` in step order, a
-    strided view (None unless ``keep``) and, per block, the sum of the logs of its normalising
+    Returns ``(messages, log_norms)``: ``messages`` of shape ``(n + 1, N)``, ``first``
+    and then the ``n`` messages in step order (None unless ``keep``) and, per block, the sum of the logs of its normalising
     constants (their total is the log of the growth from ``first``). Blocks live on
     the last axis, so that numpy's inner loops run over the many blocks.
     Raises :class:`NoForgetting`.
@@ -46,10 +46,13 @@ def scan(first, left, table, index, n_blocks, weigh_first, keep=True):
     L = -(-n // n_blocks)
     B = -(-n // L)
     ext = np.ascontiguousarray(np.vstack([table, np.ones(N)]).T)   # (N, M + 1); padding weighs 1
-    idx = np.full(B * L, len(table), dtype=np.intp)
-    idx[:n] = index
-    idx = np.ascontiguousarray(idx.reshape(B, L).T)    # idx[k, b]: symbol at step k of block b
-    msgs = np.empty((L, N, B)) if keep else None
+    idx = np.full((L, B), len(table), dtype=np.intp)    # idx[k, b]: symbol at step k of block b
+    idx[:, :B - 1] = index[:(B - 1) * L].reshape(B - 1, L).T
+    idx[:n - (B - 1) * L, B - 1] = index[(B - 1) * L:]
+    out = np.empty((1 + B * L, N)) if keep else None
+    if keep:
+        out[0] = first
+    msgs = out[1:].reshape(B, L, N) if keep else None    # msgs[b, k]: step k of block b
     norms = np.empty((L, B))                           # normalising constant of every step
     marks = _checkpoints(L)
     stored = np.empty((len(marks), N, B))              # messages at the checkpoints
@@ -69,7 +72,7 @@ def scan(first, left, table, index, n_blocks, weigh_first, keep=True):
             m /= s
             norms[k, blocks] = s
             if keep:
-                msgs[k][:, blocks] = m
+                msgs[blocks, k] = m.T
             if k == marks[j]:
                 if early:
                     old = stored[j][:, blocks]
@@ -85,10 +88,10 @@ def scan(first, left, table, index, n_blocks, weigh_first, keep=True):
     starts = np.full((N, B), 1.0 / N)
     starts[:, 0] = first
     with np.errstate(divide="ignore", invalid="ignore"):  # (an impossible sequence gives NaN)
-        return _corrected(run, starts, first, stored, norms, msgs, n, B, L, N, keep)
+        return _corrected(run, starts, first, stored, norms, out, n, B, L, N, keep)
 
 
-def _corrected(run, starts, first, stored, norms, msgs, n, B, L, N, keep):
+def _corrected(run, starts, first, stored, norms, out, n, B, L, N, keep):
     """The first pass and the correction rounds of :func:`scan`."""
     run(starts, slice(None), early=False)
     for _ in range(MAX_ROUNDS):
@@ -100,7 +103,5 @@ def _corrected(run, starts, first, stored, norms, msgs, n, B, L, N, keep):
         run(wanted[:, todo], todo, early=True)
     else:
         raise NoForgetting
-    log_norms = np.log(norms).sum(axis=0)
-    if not keep:
-        return None, log_norms
-    return msgs.transpose(2, 0, 1).reshape(B * L, N)[:n], log_norms   # (a view in step order)
+    log_norms = np.log(norms, out=norms).sum(axis=0)
+    return (out[:n + 1] if keep else None), log_norms
