@@ -18,11 +18,12 @@ Used by all algorithm modules (Chapters 1-9); the API is summarised in
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
-    "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
-    "check_labels", "encode_labels", "check_is_fitted", "check_consistent_length",
+    "check_table", "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
+    "check_labels", "encode_labels", "check_is_fitted", "check_n_features", "check_consistent_length",
     "check_shape", "check_rng", "describe",
 ]
 
@@ -106,7 +107,7 @@ def check_option(value, name, options):
     """
     try:
         ok = value in options
-    except TypeError:  # unhashable value tested against a set/dict
+    except (TypeError, ValueError):  # unhashable value, or an array compared elementwise
         ok = False
     if not ok:
         raise ValueError(f"{name} must be one of {list(options)}, got {describe(value)}")
@@ -115,14 +116,12 @@ def check_option(value, name, options):
 
 # --------------------------------------------------------------------------- arrays
 def _issparse(X):
-    try:
-        import scipy.sparse as sp
-    except ImportError:  # pragma: no cover - scipy is a dependency
-        return False
     return sp.issparse(X)
 
 
 def _check_finite(values, name, allow_nan, allow_inf):
+    if (allow_nan and allow_inf) or np.isfinite(values).all():   # one pass when all is well
+        return
     if not allow_nan:
         nan = np.isnan(values)
         if nan.any():
@@ -155,7 +154,7 @@ def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_i
         X = X.tocsr()
         if X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
-        if dtype is not None:
+        if dtype is not None and X.dtype != dtype:
             X = X.astype(dtype)
         _check_finite(X.data, f"{name} (stored values)", allow_nan, allow_inf)
         arr_shape = X.shape
@@ -165,7 +164,11 @@ def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_i
             if arr.dtype.kind == "O":
                 arr = arr.astype(float)
         except (TypeError, ValueError):
-            raise TypeError(f"{name} must be an array of real numbers, got {describe(X)}") from None
+            raise TypeError(f"{name} must be an array of real numbers (each argument must be a "
+                            f"string or a number convertible to float), got {describe(X)}") from None
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{name} must hold real numbers, got complex values "
+                             f"(Complex data not supported)")
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}: "
                             f"{describe(X)}")
@@ -176,18 +179,59 @@ def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_i
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if len(arr_shape) not in allowed:
             dims = " or ".join(f"{d}-D" for d in allowed)
+            hint = ""
+            if allowed == (2,) and len(arr_shape) == 1:
+                hint = (f"; Reshape your data: {name}.reshape(-1, 1) for one feature or "
+                        f"{name}.reshape(1, -1) for one sample")
             raise ValueError(f"{name} must be a {dims} array, got shape {arr_shape}"
-                             + (" (a scalar)" if not arr_shape else ""))
+                             + (" (a scalar)" if not arr_shape else "") + hint)
     if len(arr_shape) >= 1 and arr_shape[0] < min_samples:
         raise ValueError(f"{name} must have at least {min_samples} row(s)/value(s), "
                          f"got shape {arr_shape} (empty data)")
     if len(arr_shape) == 2 and arr_shape[1] < min_features:
-        raise ValueError(f"{name} must have at least {min_features} column(s) (features), "
-                         f"got shape {arr_shape}")
+        raise ValueError(f"{name} must have at least {min_features} column(s) (features): found "
+                         f"{arr_shape[1]} feature(s) (shape={arr_shape}) while a minimum of "
+                         f"{min_features} is required.")
     if _issparse(X):
         return X
     if arr.dtype.kind == "f":
         _check_finite(arr, name, allow_nan, allow_inf)
+    return arr
+
+
+def check_table(X, name="X", *, min_samples=1, min_features=1):
+    """Check a 2-D table of nominal values (strings, numbers, any objects).
+
+    Accepts nested lists, arrays and pandas DataFrames; returns an object array of
+    shape (rows, columns). Ragged rows, other shapes, no rows or no columns raise
+    ValueError; a scipy.sparse matrix or a string raises TypeError. Missing values
+    (None, NaN) are left for the caller to handle.
+
+    >>> check_table([["sunny", "hot"], ["rain", "mild"]]).shape
+    (2, 2)
+    """
+    if _issparse(X) or isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be a 2-D table of values (rows = examples), "
+                        f"got {describe(X)}")
+    if hasattr(X, "to_numpy"):  # a pandas DataFrame
+        X = X.to_numpy(dtype=object)
+    try:
+        arr = np.asarray(X, dtype=object)
+    except ValueError:
+        raise ValueError(f"{name} must be a 2-D table with rows of equal length, "
+                         f"got {describe(X)}") from None
+    if arr.ndim != 2 or any(isinstance(v, (list, np.ndarray)) for v in arr.flat):
+        hint = (f"; Reshape your data: {name}.reshape(-1, 1) for one attribute or "
+                f"{name}.reshape(1, -1) for one example") if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be a 2-D table (examples x attributes) with rows of "
+                         f"equal length, got shape {arr.shape}: {describe(X)}{hint}")
+    if arr.shape[0] < min_samples:
+        raise ValueError(f"{name} must have at least {min_samples} row(s), got shape "
+                         f"{arr.shape} (empty data)")
+    if arr.shape[1] < min_features:
+        raise ValueError(f"{name} must have at least {min_features} column(s) (attributes): "
+                         f"found {arr.shape[1]} feature(s) (shape={arr.shape}) while a minimum "
+                         f"of {min_features} is required.")
     return arr
 
 
@@ -206,7 +250,7 @@ def check_counts(X, name="X", *, integer=False, ndim=2, accept_sparse=True, min_
     values = X.data if _issparse(X) else X
     if values.size and values.min() < 0:
         raise ValueError(f"{name} must hold non-negative counts, got a minimum of "
-                         f"{values.min():g}")
+                         f"{values.min():g} (Negative values in data)")
     if integer and values.size and not np.all(values == np.round(values)):
         bad = values[values != np.round(values)][0]
         raise ValueError(f"{name} must hold whole-number counts, got {bad:g}")
@@ -279,20 +323,33 @@ def _is_missing(value):
         return False
 
 
-def check_labels(y, name="y", *, n_samples=None, min_samples=1):
+def check_labels(y, name="y", *, n_samples=None, min_samples=1, allow_continuous=False):
     """Check class labels: 1-D, hashable, no None/NaN, not a mix of strings and numbers.
 
-    ``n_samples``: the number of rows of X the labels go with. Returns a numpy array
-    (numeric labels keep their dtype; strings and mixed objects an object/str array).
+    ``n_samples``: the number of rows of X the labels go with. Float labels must be
+    whole numbers (1.0, 2.0) unless ``allow_continuous``: a classifier given
+    continuous targets (0.37, 1.52, ...) raises ValueError, as in scikit-learn.
+    Returns a numpy array (numeric labels keep their dtype; strings and mixed objects
+    an object/str array).
 
     >>> check_labels(["spam", "ham"], n_samples=2)
     array(['spam', 'ham'], dtype='<U4')
     """
+    if y is None:
+        raise ValueError(f"{name} must be a 1-D sequence of labels, got None (this estimator "
+                         f"requires y to be passed, but the target y is None)")
     if _issparse(y):
         raise TypeError(f"{name} must be a 1-D sequence of labels, got a scipy.sparse matrix")
-    if isinstance(y, (str, bytes)) or np.ndim(y) == 0 and not hasattr(y, "__len__"):
+    if isinstance(y, (str, bytes)):
         raise TypeError(f"{name} must be a 1-D sequence of labels, got {describe(y)}")
-    arr = np.asarray(y) if not isinstance(y, np.ndarray) else y
+    arr = np.asarray(y)
+    if arr.ndim == 0:
+        raise TypeError(f"{name} must be a 1-D sequence of labels, got {describe(y)}")
+    if arr.dtype.kind in "US" and not isinstance(y, np.ndarray):
+        # numpy turns ["a", 1] or ["a", nan] into strings: look at the original values
+        objects = np.empty(len(y), dtype=object)
+        objects[:] = list(y)
+        _check_label_objects(objects, name)
     if arr.dtype.kind == "O" and arr.ndim > 1:  # ragged or nested objects
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.ndim == 2 and arr.shape[1] == 1:
@@ -312,24 +369,33 @@ def check_labels(y, name="y", *, n_samples=None, min_samples=1):
                              f"{int(np.flatnonzero(np.isnan(arr))[0])}")
         if np.isinf(arr).any():
             raise ValueError(f"{name} must hold finite labels, got inf")
+        if not allow_continuous and not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold class labels, got continuous values such as "
+                             f"{arr[arr != np.round(arr)][0]:g} (Unknown label type: continuous)")
     elif arr.dtype.kind == "c":
-        raise TypeError(f"{name} must hold class labels, got complex numbers")
+        raise ValueError(f"{name} must hold class labels, got complex numbers "
+                         f"(Complex data not supported)")
     elif arr.dtype.kind == "O":
-        kinds = set()
-        for i, value in enumerate(arr):
-            if _is_missing(value):
-                raise ValueError(f"{name} must not contain missing labels, got {value!r} "
-                                 f"at index {i}")
-            try:
-                hash(value)
-            except TypeError:
-                raise TypeError(f"{name} must hold hashable labels, got "
-                                f"{type(value).__name__} at index {i}") from None
-            kinds.add("str" if isinstance(value, (str, bytes, np.str_)) else "other")
-        if len(kinds) > 1:
-            raise TypeError(f"{name} must not mix strings and other labels, got "
-                            f"{describe(list(arr[:6]))}")
+        _check_label_objects(arr, name)
     return arr
+
+
+def _check_label_objects(arr, name):
+    """Labels of a 1-D object array: present, hashable, not strings mixed with others."""
+    kinds = set()
+    for i, value in enumerate(arr):
+        if _is_missing(value):
+            raise ValueError(f"{name} must not contain missing labels, got {value!r} "
+                             f"at index {i}")
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(f"{name} must hold hashable labels, got "
+                            f"{type(value).__name__} at index {i}") from None
+        kinds.add("str" if isinstance(value, (str, bytes, np.str_)) else "other")
+    if len(kinds) > 1:
+        raise TypeError(f"{name} must not mix strings and other labels, got "
+                        f"{describe(list(arr[:6]))}")
 
 
 def encode_labels(y, classes, name="y"):
@@ -362,6 +428,21 @@ def check_is_fitted(estimator, attributes=None):
     if not fitted:
         raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
                              f"call fit(...) with training data before using it")
+
+
+def check_n_features(estimator, X):
+    """Check that ``X`` has as many columns as ``estimator.n_features_in_`` (set by fit).
+
+    >>> class M: n_features_in_ = 2
+    >>> check_n_features(M(), np.zeros((1, 3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: X has 3 features, but M is expecting 2 features as input (as in fit)
+    """
+    got, expected = np.shape(X)[1], estimator.n_features_in_
+    if got != expected:
+        raise ValueError(f"X has {got} features, but {type(estimator).__name__} is expecting "
+                         f"{expected} features as input (as in fit)")
 
 
 def check_consistent_length(**arrays):
