@@ -272,6 +272,7 @@ def viterbi(model, obs):
     starts[:, 0] = first
     D = np.empty((L, N, B))
     _viterbi_steps(starts, D, Eb, log_A, r, stop_early=False)
+    exact = False                                       # scores from exact block products?
     for attempt in range(MAX_ROUNDS + 1):
         wanted = np.column_stack([first, D[last[:-1], :, np.arange(B - 1)].T])
         if _parallel(wanted, starts).all():
@@ -284,9 +285,11 @@ def viterbi(model, obs):
                 with np.errstate(divide="ignore"):
                     return reference.viterbi(np.log(model.start), log_A, log_B.T[obs])
             _viterbi_steps(_exact_starts(first, Eb, log_A), D, Eb, log_A, r, stop_early=True)
+            exact = True
             break
     # trace back: D[k, :, b] + log_A[:, j] scores the predecessors of state j
-    end = _argmax0(D[last, :, np.arange(B)].T)          # guessed last state per block
+    # (after exact block products the traces will not join either: compose pointers at once)
+    end = _exact_ends(D, log_A, r) if exact else _argmax0(D[last, :, np.arange(B)].T)
     path = np.empty((L, B), dtype=np.intp)
     state = end.copy()
     for k in range(L - 1, -1, -1):
@@ -295,7 +298,7 @@ def viterbi(model, obs):
         if k == r - 1:                                  # the last block ends here
             state[-1] = end[-1]
         path[k] = state
-    for attempt in range(MAX_ROUNDS + 1):               # correct the guesses
+    for attempt in range(0 if exact else MAX_ROUNDS + 1):   # correct the guesses
         before = _argmax0(D[last[:-1], :, np.arange(B - 1)].T + log_A[:, path[0, 1:]])
         todo = np.flatnonzero(before != end[:-1])
         if not todo.size:
@@ -303,8 +306,9 @@ def viterbi(model, obs):
         end[todo] = before[todo]
         _trace_back(D, log_A, path, last, end, todo)
     else:      # traces that do not join within a block
-        end = _exact_ends(D, log_A, r)
-        _trace_back(D, log_A, path, last, end, np.arange(B))
+        if not exact:
+            end = _exact_ends(D, log_A, r)
+            _trace_back(D, log_A, path, last, end, np.arange(B))
     del D, Eb                                           # (only the path is needed now)
     state_0 = int((first + log_A[:, path[0, 0]]).argmax())
     states = np.empty(1 + B * L, dtype=np.intp)
