@@ -315,7 +315,7 @@ def viterbi(model, obs):
     states[0] = state_0
     states[1:].reshape(B, L)[...] = path.T
     states = states[:T]
-    log_p = (first[state_0] + log_A[states[:-1], states[1:]].sum()
-             + log_B[states[1:], obs[1:]].sum())
+    log_p = (first[state_0] + np.take(log_A, states[:-1] * N + states[1:]).sum()      # (flat
+             + np.take(log_B, states[1:] * log_B.shape[1] + obs[1:]).sum())      #  indices)
     return states, float(log_p)
 
