@@ -5,10 +5,11 @@ Which algorithm runs (``n = T - 1`` steps, ``N`` states):
 
 * **forward, backward** (``log_likelihood``, ``filter``, ``smooth``, ``fit``): the
   sequence is cut into ``B`` blocks of ``L`` steps that run side by side
-  (:func:`lib.hmm.scan.scan`): ``L`` is about ``sqrt(n) / 2`` (between 32 and 512
-  steps), ``B = n / L``, but at most ``32768 / N`` blocks. So for small ``N`` and long
-  sequences many short blocks run at once; for large ``N`` the blocks are few and each
-  step is a sizeable matrix product (``B = 1`` is the plain recursion). Every block but
+  (:func:`lib.hmm.scan.scan`): ``B = min(n / 64, 32768 / N^2)`` blocks (at least one),
+  so blocks are at least 64 steps long and one step over all blocks handles about
+  ``32768`` products. For small ``N`` and long sequences many blocks run at once; for
+  large ``N`` the blocks are few and each step is a sizeable matrix product (``B = 1``
+  is the plain recursion). Every block but
   the first starts from a guess that is then corrected, which works because rescaled
   messages forget their start. A chain that does not forget within a few blocks (a
   state that never changes) falls back to exact block products
@@ -32,7 +33,7 @@ from . import products, reference
 from .scan import NoForgetting, _checkpoints, scan
 
 _TINY = np.finfo(float).tiny
-VITERBI_SHORTER = 4      # Viterbi blocks are about sqrt(T) / 4 steps long
+VITERBI_SHORTER = 4      # Viterbi uses about 4 sqrt(T) blocks
 MAX_ROUNDS = 4           # Viterbi corrections before falling back to the plain loop
 MIN_BLOCK = 64           # forward/backward/Viterbi blocks are at least this long
 EXACT_MAX_STATES = 8     # Viterbi's exact fallback: block products up to 8 states, else the plain loop

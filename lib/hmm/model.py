@@ -6,11 +6,14 @@ that the chapter shows.
 Which implementation runs:
 
 * ``forward``/``filter``/``log_likelihood``/``backward``/``smooth``/``fit`` use the fast
-  rescaled recursions when every positive entry of ``start``, ``transition`` and
-  ``emission`` is at least ``1e-50`` and no rescaled message has a positive entry below
-  ``1e-200``; then no product of three factors can fall below the smallest double.
+  rescaled recursions, and keep their result when no term of any step can have
+  fallen below 1e-300 (so nothing was lost to underflow): either by construction (every
+  transition possible and the smallest transition and emission ratios far from zero,
+  :meth:`HMM._safe_by_construction`), or as checked afterwards on the messages
+  (:meth:`HMM._exact`: smallest positive message entry times the smallest step factors).
   Otherwise (entries near 1e-200, or evidence that drives a state's share that low)
-  they use the recursions in logarithms, which agree with log-space enumeration.
+  the sequence is redone with the recursions in logarithms, which agree with log-space
+  enumeration.
 * ``viterbi`` works with logarithms throughout.
 
 Evidence of probability zero (no state path can produce the sequence) raises
