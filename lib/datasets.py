@@ -11,17 +11,26 @@ in this order:
 4. the cache folder (``$BAYES_COURSE_CACHE``, default ``~/.cache/bayes-course``),
    where the official archive is downloaded once when it is not there yet.
 
-Reading the archive takes about a second; the parsed posts are then kept in the cache
-folder as a compressed pickle keyed on the archive's size and modification time, so
-later loads take a fraction of that. The posts are checked (number of posts per group
-and subset), not the archive's bytes, so a re-packed copy of the archive is accepted.
+Checks, in order: the archive's SHA-256 must be one of :data:`NEWSGROUPS_SHA256` (the
+official archive, or the course's re-packed copy of it) before anything is parsed; the
+whole gzip stream is read, so a damaged archive fails its CRC check instead of loading
+altered posts; the number of posts per group and subset must equal
+:data:`NEWSGROUPS_COUNTS`. A download goes to a temporary file that only becomes the
+archive once it has passed the checksum, so a failed download or check leaves nothing
+behind. The parsed posts are kept in the cache folder as a compressed pickle named after
+the archive's SHA-256 and carrying a SHA-256 of its own bytes; a damaged cache file is
+detected, deleted and rebuilt.
 """
 import gzip
+import hashlib
 import os
 import pickle
+import sys
 import tarfile
 import tempfile
+import time
 import urllib.request
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +38,14 @@ import numpy as np
 
 NEWSGROUPS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWSGROUPS_ARCHIVE = "20news-bydate.tar.gz"
+
+# SHA-256 of the archives that are accepted.
+NEWSGROUPS_SHA256 = {
+    # the official archive (the one scikit-learn's fetch_20newsgroups checks)
+    "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610": "official archive",
+    # the course's re-packed copy in ../shared/data (same posts, different bytes)
+    "7be6e5585b4d19176f33a9bb43d88a9efe6476aa0a63d6c372dba36d2fcee0a7": "course's re-packed copy",
+}
 
 # Number of posts per group in the canonical 20news-bydate split: (train, test).
 NEWSGROUPS_COUNTS = {
@@ -55,7 +72,7 @@ NEWSGROUPS_COUNTS = {
 }
 
 _SUBSETS = ("train", "test", "all")
-_CACHE_FORMAT = 1  # bump when the parsed-corpus layout changes
+_CACHE_FORMAT = 2  # bump when the parsed-corpus layout changes
 
 
 @dataclass
@@ -121,9 +138,39 @@ def find_newsgroups_archive(data_home=None):
     return None
 
 
-def download_file(url, dest, timeout=60):
-    """Download ``url`` to the file ``dest`` (atomically: no partial file is left).
+def file_sha256(path):
+    """The SHA-256 of a file's bytes, as a hex string."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
+
+def _check_sha256(path, sha256, fix):
+    """The file's SHA-256; ``ValueError`` unless it is one of ``sha256`` (None: no check)."""
+    found = file_sha256(path)
+    if sha256 is None:
+        return found
+    accepted = [sha256] if isinstance(sha256, str) else list(sha256)
+    if found not in accepted:
+        raise ValueError(f"{path} has SHA-256 {found}, expected one of {', '.join(accepted)}: "
+                         f"the file is damaged or is not the 20news-bydate archive; {fix}")
+    return found
+
+
+def _progress(done, total, name, out):
+    size = f"{done / 1e6:.1f} / {total / 1e6:.1f} MB" if total else f"{done / 1e6:.1f} MB"
+    print(f"\rdownloading {name}: {size}", end="", file=out, flush=True)
+
+
+def download_file(url, dest, sha256=None, timeout=60, progress=True):
+    """Download ``url`` to the file ``dest``, checking its SHA-256 when ``sha256`` (a hex
+    digest or a collection of accepted ones) is given.
+
+    The bytes go to a temporary file beside ``dest`` that is renamed only once the
+    download is complete and checked: a failed download or check leaves nothing.
+    ``progress`` prints the megabytes received so far to standard error.
     Used in: Chapter 5 (through :func:`load_20newsgroups`).
     """
     dest = Path(dest)
@@ -131,8 +178,20 @@ def download_file(url, dest, timeout=60):
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name, suffix=".part")
     try:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
-            while chunk := response.read(1 << 20):
+            total, done, shown = int(response.headers.get("Content-Length") or 0), 0, 0.0
+            while chunk := response.read(1 << 16):
                 out.write(chunk)
+                done += len(chunk)
+                if progress and time.monotonic() - shown > 0.2:
+                    _progress(done, total, dest.name, sys.stderr)
+                    shown = time.monotonic()
+            if progress:
+                _progress(done, total, dest.name, sys.stderr)
+                print(file=sys.stderr)
+        if total and done != total:
+            raise OSError(f"download of {url} stopped after {done} of {total} bytes; try again")
+        _check_sha256(tmp, sha256, f"the download from {url} was not kept; try again later "
+                                   "or download the archive by hand")
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -145,25 +204,30 @@ def read_newsgroups_archive(path):
 
     Each list holds ``(group, post_id, text)`` triples sorted by group and then by
     post number. Posts are decoded as Latin-1, which never fails and is right for
-    the few posts that are not plain ASCII.
+    the few posts that are not plain ASCII. The whole gzip stream is read, up to its
+    trailer, so that a damaged archive fails its CRC check.
     Used in: Chapter 5 (through :func:`load_20newsgroups`).
     """
     posts = {"train": [], "test": []}
     try:
-        with tarfile.open(path, "r:*") as archive:
-            for member in archive:
-                if not member.isfile():
-                    continue
-                parts = member.name.strip("./").split("/")
-                if len(parts) != 3 or not parts[0].startswith("20news-bydate-"):
-                    continue
-                split = parts[0].removeprefix("20news-bydate-")
-                if split not in posts:
-                    continue
-                text = archive.extractfile(member).read().decode("latin-1")
-                posts[split].append((parts[1], parts[2], text))
-    except (tarfile.TarError, EOFError, OSError) as err:
-        raise ValueError(f"{path} is not a readable 20news-bydate archive: {err}") from err
+        with gzip.open(path, "rb") as stream:
+            with tarfile.open(fileobj=stream, mode="r|") as archive:
+                for member in archive:
+                    if not member.isfile():
+                        continue
+                    parts = member.name.strip("./").split("/")
+                    if len(parts) != 3 or not parts[0].startswith("20news-bydate-"):
+                        continue
+                    split = parts[0].removeprefix("20news-bydate-")
+                    if split not in posts:
+                        continue
+                    text = archive.extractfile(member).read().decode("latin-1")
+                    posts[split].append((parts[1], parts[2], text))
+            while stream.read(1 << 20):        # the rest, up to the CRC in the trailer
+                pass
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as err:
+        raise ValueError(f"{path} is not a readable 20news-bydate archive ({type(err).__name__}: "
+                         f"{err}); delete it and load again to download a fresh copy") from err
     for split in posts:
         posts[split].sort(key=lambda p: (p[0], int(p[1]) if p[1].isdigit() else p[1]))
     return posts
@@ -187,49 +251,74 @@ def check_newsgroups_counts(posts, expected=NEWSGROUPS_COUNTS):
             raise ValueError(f"the {split} posts of the archive do not match the 20news-bydate corpus ({details})")
 
 
-def _parsed_cache_path(archive):
-    stat = Path(archive).stat()
-    return cache_dir() / f"20news-bydate-{stat.st_size}-{stat.st_mtime_ns}.v{_CACHE_FORMAT}.pickle.gz"
+# ---------------------------------------------------------------- the parsed-posts cache
+# A cache file is one line "<sha256 of the rest>\n" followed by a gzip-compressed pickle.
+def _parsed_cache_path(archive_sha256):
+    return cache_dir() / f"20news-bydate-{archive_sha256[:16]}.v{_CACHE_FORMAT}.pickle.gz"
+
+
+def _read_cache(path):
+    """The posts stored in ``path``, or ``None`` if there is no such file or it is damaged
+    (a damaged file is deleted, so that it is rebuilt)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    head, _, body = raw.partition(b"\n")
+    try:
+        if head.decode("ascii") != hashlib.sha256(body).hexdigest():
+            raise ValueError("checksum")
+        posts = pickle.loads(gzip.decompress(body))
+        if not (isinstance(posts, dict) and set(posts) == {"train", "test"}):
+            raise ValueError("layout")
+        return posts
+    except (ValueError, UnicodeDecodeError, OSError, EOFError, zlib.error, pickle.UnpicklingError):
+        path.unlink(missing_ok=True)
+        return None
+
+
+def _write_cache(path, posts):
+    body = gzip.compress(pickle.dumps(posts, protocol=pickle.HIGHEST_PROTOCOL), compresslevel=1, mtime=0)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
+        with os.fdopen(fd, "wb") as f:
+            f.write(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache folder only costs speed
 
 
 _PARSED = {}  # parsed posts already read in this process, by archive path, size and time
 
 
-def _read_parsed(archive, use_cache):
+def _load_posts(archive, sha256, expected_counts, use_cache):
+    """Check and parse ``archive`` (or read its parsed posts from the cache)."""
     stat = Path(archive).stat()
-    key = (str(Path(archive).resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (str(Path(archive).resolve()), stat.st_size, stat.st_mtime_ns, str(sha256), str(expected_counts))
     if use_cache and key in _PARSED:
         return _PARSED[key]
-    posts = _read_parsed_file(archive, use_cache)
+    fix = "delete it and load again to download a fresh copy (or pass sha256=None to skip this check)"
+    digest = _check_sha256(archive, sha256, fix)
+    cached = _parsed_cache_path(digest) if use_cache else None
+    posts = _read_cache(cached) if cached is not None else None
+    if posts is None:
+        posts = read_newsgroups_archive(archive)
+        if expected_counts is not None:
+            check_newsgroups_counts(posts, expected_counts)
+        if cached is not None:
+            _write_cache(cached, posts)
+    elif expected_counts is not None:
+        check_newsgroups_counts(posts, expected_counts)
     if use_cache:
         _PARSED.clear()
         _PARSED[key] = posts
     return posts
 
 
-def _read_parsed_file(archive, use_cache):
-    cached = _parsed_cache_path(archive) if use_cache else None
-    if cached is not None and cached.is_file():
-        try:
-            with gzip.open(cached, "rb") as f:
-                return pickle.load(f)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            pass  # a damaged cache file: parse the archive again
-    posts = read_newsgroups_archive(archive)
-    if cached is not None:
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=cached.name, suffix=".part")
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) as f:
-                pickle.dump(posts, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, cached)
-        except OSError:
-            pass  # a read-only cache folder only costs speed
-    return posts
-
-
 def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, download=True,
-                      use_cache=True, expected_counts=NEWSGROUPS_COUNTS):
+                      use_cache=True, expected_counts=NEWSGROUPS_COUNTS, sha256=tuple(NEWSGROUPS_SHA256),
+                      progress=True):
     """Load the 20 Newsgroups corpus (20news-bydate split) as a :class:`TextCorpus`.
 
     Parameters
@@ -248,6 +337,11 @@ def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, dow
         Keep (and reuse) the parsed posts in :func:`cache_dir`.
     expected_counts : dict or None
         ``{group: (n_train, n_test)}`` that the posts must match; ``None`` skips the check.
+    sha256 : str, collection of str, or None
+        The accepted SHA-256 digests of the archive (default: :data:`NEWSGROUPS_SHA256`);
+        ``None`` skips the check (the gzip CRC and the counts are still checked).
+    progress : bool
+        Show the progress of a download on standard error.
 
     Used in: Chapter 5, section "The 20 Newsgroups corpus".
 
@@ -264,18 +358,14 @@ def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, dow
         folder = Path(data_home).expanduser() if data_home is not None else cache_dir()
         if not download:
             raise ValueError(f"no {NEWSGROUPS_ARCHIVE} in {folder} and download=False")
-        archive = download_file(url, folder / NEWSGROUPS_ARCHIVE)
+        archive = download_file(url, folder / NEWSGROUPS_ARCHIVE, sha256=sha256, progress=progress)
         try:
-            posts = _read_parsed(archive, use_cache)
-            if expected_counts is not None:
-                check_newsgroups_counts(posts, expected_counts)
+            posts = _load_posts(archive, sha256, expected_counts, use_cache)
         except ValueError:
             archive.unlink(missing_ok=True)  # do not keep a bad download
             raise
     else:
-        posts = _read_parsed(archive, use_cache)
-        if expected_counts is not None:
-            check_newsgroups_counts(posts, expected_counts)
+        posts = _load_posts(archive, sha256, expected_counts, use_cache)
 
     splits = ("train", "test") if subset == "all" else (subset,)
     chosen = [(split, post) for split in splits for post in posts[split]]

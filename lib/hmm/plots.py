@@ -1,0 +1,106 @@
+"""Figures of Chapter 8 ("Hidden Markov models"). The algorithms live in
+:mod:`lib.hmm`; this module only draws."""
+import numpy as np
+from matplotlib.patches import Circle
+
+from lib.plotting import new_figure
+
+from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, rolls_to_symbols
+from .model import _check_symbols
+
+
+def plot_unrolled_network(n_steps=4):
+    """The HMM as an unrolled dynamic Bayesian network: a chain of hidden states
+    ``X_t``, each with one observed child ``E_t`` (Figure 20.14 of the source).
+    Used in: Chapter 8, section "The model"."""
+    fig = new_figure((1.6 * n_steps + 0.6, 2.3))
+    ax = fig.subplots()
+    for t in range(n_steps):
+        for y, label, filled in [(1.0, f"$X_{t + 1}$", "white"), (0.0, f"$E_{t + 1}$", "0.85")]:
+            ax.add_patch(_circle((t, y), 0.28, filled))
+            ax.text(t, y, label, ha="center", va="center", fontsize=12)
+        ax.annotate("", (t, 0.28), (t, 0.72), arrowprops=dict(arrowstyle="->", lw=1.4))
+        if t + 1 < n_steps:
+            ax.annotate("", (t + 0.72, 1.0), (t + 0.28, 1.0), arrowprops=dict(arrowstyle="->", lw=1.4))
+    ax.text(n_steps - 0.45, 1.0, r"$\cdots$", va="center", fontsize=14)
+    ax.set_xlim(-0.5, n_steps)
+    ax.set_ylim(-0.45, 1.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
+
+
+def _circle(centre, radius, colour):
+    return Circle(centre, radius, facecolor=colour, edgecolor="black", lw=1.2)
+
+
+def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=None,
+                       title=None):
+    """Filtered ``P(X_t = state | e_1..e_t)`` and smoothed ``P(X_t = state | e_1..e_T)``
+    along one sequence, with the Viterbi path as a band underneath.
+
+    Used in: Chapter 8, sections "Filtering versus smoothing" and "Try it: reading the dice".
+    """
+    obs = _check_symbols(obs, model.n_symbols)
+    T = len(obs)
+    filtered, smoothed = model.filter(obs)[:, state], model.smooth(obs)[:, state]
+    path, _ = model.viterbi(obs)
+    fig = new_figure((8.0, 3.6))
+    ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
+    t = np.arange(1, T + 1)
+    marker = "o" if T <= 60 else None
+    ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
+    ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel(f"P({state_name})")
+    ax.legend(loc="upper left", fontsize=8, ncol=2)
+    if symbol_labels is not None and T <= 60:
+        for ti, o in zip(t, obs):
+            ax.text(ti, -0.12, symbol_labels[o], ha="center", va="top", fontsize=7,
+                    transform=ax.get_xaxis_transform())
+    if title:
+        ax.set_title(title, fontsize=10)
+    band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
+                extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
+    band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
+    band.set_xlabel("time step t")
+    return fig
+
+
+def plot_log_likelihood(history, reference=None):
+    """Log-likelihood per Baum-Welch iteration (and the true model's, dashed).
+    Used in: Chapter 8, section "The occasionally dishonest casino"."""
+    fig = new_figure((6.0, 3.0))
+    ax = fig.subplots()
+    ax.plot(np.arange(len(history)), history, marker="o", markersize=2)
+    if reference is not None:
+        ax.axhline(reference, color="k", ls="--", lw=1, label="true parameters")
+        ax.legend(loc="lower right")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("log-likelihood")
+    return fig
+
+
+def plot_letter_emissions(emission, labels=ALPHABET):
+    """Emission probabilities of a two-state model of letters, as paired bars.
+    Used in: Chapter 8, section "Vowels and consonants"."""
+    emission = np.asarray(emission)
+    fig = new_figure((9.0, 3.0))
+    ax = fig.subplots()
+    x = np.arange(emission.shape[1])
+    for i in range(emission.shape[0]):
+        ax.bar(x + (i - 0.5) * 0.4, emission[i], width=0.4, label=f"state {i}")
+    ax.set_xticks(x, ["␣" if ch == " " else ch for ch in labels])
+    ax.set_ylabel("P(letter | state)")
+    ax.legend()
+    return fig
+
+
+def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None):
+    """The interactive figure of Chapter 8: for a string of die rolls, the filtered and
+    smoothed probability that the loaded die is in use, and the Viterbi path.
+    Used in: Chapter 8, section "Try it: reading the dice"."""
+    model = casino_model() if model is None else model
+    obs = rolls_to_symbols(rolls)
+    return plot_filter_smooth(model, obs, state=1, state_name="loaded",
+                              symbol_labels="123456", title=f"{len(obs)} rolls")
