@@ -106,6 +106,9 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
         events, note = sandbox.run(_job(exercise, opts), payload, "submission.ipynb",
                                    extras, opts["timeout"])
         note = note or next((e["fatal"] for e in events if "fatal" in e), "")
+        loose = [f"cell {e['cell']}: {e.get('status')}, {e.get('message')}" for e in events
+                 if "cell" in e and e.get("question") not in exercise.questions]
+        note = "; ".join([note] * bool(note) + loose)[:1000]
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
