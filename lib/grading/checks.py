@@ -248,12 +248,18 @@ def same(value, expected):
 
 
 def hidden_summary(question, outcomes):
-    """What a student may learn of failed hidden tests: their hints, or how many failed."""
-    bad = [(status, hint) for status, hint in outcomes if status != "passed"]
+    """What a student may learn of failed hidden tests: their hints, or how many failed.
+
+    ``outcomes``: ``(status, message, hint)`` per hidden test. Never the expected
+    values or the tests' expressions; only that an answer was too large, if so.
+    """
+    bad = [(message, hint) for status, message, hint in outcomes if status != "passed"]
     if not bad:
         return ""
     hints = list(dict.fromkeys(h for _, h in bad if h))
     text = f"{question}: {len(bad)} of {len(outcomes)} hidden tests failed"
+    if any("too large to grade" in m for m, _ in bad):
+        text += f" (an answer is too large to grade: at most {MAX_ANSWER >> 20} MB each)"
     return text + (". Hints: " + " ".join(hints) if hints else "")
 
 

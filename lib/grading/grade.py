@@ -86,7 +86,7 @@ def score_question(question, expected, events, note):
             bad_public = list(dict.fromkeys(m for s, m in public if s != "passed"))
             parts = [f"public tests: {'; '.join(bad_public) or 'all passed'}"]
             hidden_text = hidden_summary(question.name, [
-                (s, t.hint) for (s, _), t in zip(hidden, question.hidden)])
+                (s, m, t.hint) for (s, m), t in zip(hidden, question.hidden)])
             message = ". ".join(parts + ([hidden_text] if hidden_text else []))
     if cell:
         status = "timeout" if cell.get("status") == "timeout" else status
