@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import nbformat
@@ -53,7 +54,7 @@ for name in ("correct.ipynb", "grades.csv.ipynb", "summary.csv.ipynb", "alice_sm
 case("alice smith.ipynb", ZERO, {q: "failed" for q in FULL})(lambda s, i: answered(
     s, q1="answer_q1 = prior", q3="answer_q3 = 3", q4='answer_q4 = "a"',
     q2="def predictive(data, prior=prior):\n    return 0.5 if len(data) == 0 else 0.65"))
-case("blank.ipynb", ZERO, {q: "unanswered" for q in FULL})(lambda s, i: nbformat.read(s, as_version=4))
+case("blank.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: nbformat.read(s, as_version=4))
 case("raises.ipynb", {"q1": 0, "q2": 0}, {"q1": "error", "q2": "error"})(lambda s, i: answered(
     s, q1="answer_q1 = 1 / 0", q2=PREDICTIVE.format(pre="raise ValueError('no')")))
 case("loop_top_level.ipynb", {"q3": 0}, {"q3": "timeout"})(lambda s, i: answered(
@@ -83,11 +84,14 @@ case("many_processes.ipynb")(lambda s, i: add_cell(answered(s), (
     "        procs.append(subprocess.Popen(['sleep', '4321']))\nexcept OSError:\n    pass"), "q1"))
 # a fork bomb that holds its processes for a while: submissions graded meanwhile (other
 # uids, own process limits) are not affected; then it cleans up and answers right
-case("fork_bomb.ipynb")(lambda s, i: add_cell(answered(s), (
-    "import os, time\npids = []\ntry:\n    while len(pids) < 5000:\n        pid = os.fork()\n"
-    "        if pid == 0:\n            time.sleep(30)\n            os._exit(0)\n        pids.append(pid)\n"
-    "except OSError:\n    pass\nbomb_size = len(pids)\ntime.sleep(6)\nfor pid in pids:\n"
-    "    os.kill(pid, 9)\n    os.waitpid(pid, 0)"), "q1"))
+BOMB = ("import os, time\nn = 0\ntry:\n    while n < 5000:\n        if os.fork() == 0:\n"
+        "            time.sleep(60)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\n"
+        "print(n, flush=True)\ntime.sleep(60)")
+case("fork_bomb.ipynb")(lambda s, i: add_cell(answered(  # q3 right only if the limit held
+    s, q3=f"answer_q3 = 4 if bomb_size < {isolation.NPROC} else 3"), (
+    "import os, signal, subprocess, sys, time\n"
+    f"bomb = subprocess.Popen([sys.executable, '-c', {BOMB!r}], stdout=subprocess.PIPE, start_new_session=True)\n"
+    "bomb_size = int(bomb.stdout.readline())\ntime.sleep(2)\nos.killpg(bomb.pid, signal.SIGKILL)\nbomb.wait()"), "q1"))
 case("monkeypatch.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: add_cell(answered(
     s, q1="answer_q1 = [0.2] * 5"), (
     "import math, numpy, lib.grading.checks\nnumpy.allclose = lambda *a, **k: True\n"
@@ -98,7 +102,7 @@ case("monkeypatch.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: add_cell(ans
 case("read_files.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: answered(s, q1=(
     "import glob, re\nanswer_q1 = [0.2] * 5\nfound = []\n"
     "for root in @ROOTS@:\n"
-    "    for pattern in ('/tests/*.py', '/exercises/*/*.md', '/solutions/**/*.ipynb',\n"
+    "    for pattern in ('/tests/*.py', '/exercises/*/*.md', '/tests/data/grading/*/*.md', '/solutions/**/*.ipynb',\n"
     "                    '/*.ipynb', '/*/*.ipynb', '/submissions/*/*.json', '/grading-*/**'):\n"
     "        found += glob.glob(root + pattern, recursive=True)[:300]\n"
     "for p in found:\n    try:\n        text = open(p, errors='ignore').read(5_000_000)\n"
@@ -136,7 +140,7 @@ case("secret.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: ("symlink", 
 case("fifo.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: ("fifo", None))
 # folders: one notebook inside (checkpoints and hidden files ignored); a link is not read
 case("folder")(lambda s, i: ("folder", answered(s)))
-case("Alice_Smith", ZERO, {q: "unanswered" for q in FULL})(lambda s, i: ("folder", nbformat.read(s, as_version=4)))
+case("Alice_Smith", ZERO, {q: "error" for q in FULL})(lambda s, i: ("folder", nbformat.read(s, as_version=4)))
 case("folder_link", ZERO, {q: "error" for q in FULL})(lambda s, i: ("folder_link", i))
 
 SANDBOXED_ONLY = set(CASES)  # every case runs in the sandbox here (it is required)
@@ -191,7 +195,7 @@ def batch(released, tmp_path_factory):
     student, instructor = released
     work = tmp_path_factory.mktemp("private")
     checkout = private_checkout(work)
-    solutions = release_all(checkout / "exercises" / NAME, checkout / "solutions", instructor=True)[0]
+    solutions = release_all(checkout / SOURCE.relative_to(ROOT), checkout / "solutions", instructor=True)[0]
     secret_file = work / "root-only.txt"
     secret_file.write_text(SECRET + " do not show\n")
     os.chmod(secret_file, 0o600)
@@ -213,7 +217,7 @@ def batch(released, tmp_path_factory):
     assert re.search(r"answer_q1[^\[]{0,80}approx\((\[[^\]]*\])", Path(solutions).read_text())
     servers = _host_sockets()
     try:
-        proc = run_in(checkout, DRIVER, checkout / "exercises" / NAME, subs, out, work / "results.json")
+        proc = run_in(checkout, DRIVER, checkout / SOURCE.relative_to(ROOT), subs, out, work / "results.json")
     finally:
         for srv in servers:
             srv.close()
@@ -312,7 +316,6 @@ def test_nothing_secret_reaches_any_output(batch):
 def test_nothing_outlives_its_submission(batch):
     for d in ("/tmp", "/var/tmp", "/dev/shm"):
         assert not os.path.exists(f"{d}/{MARK}")
-    assert not list(Path("/tmp").glob("grading-*/home"))
     leftover = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -389,6 +392,29 @@ def test_unsafe_mode_says_so_and_still_grades_with_limits(released, tmp_path, mo
     assert by_id["honest"]["score"] == 8
     assert by_id["slow"]["score"] == 0 and "stopped after 10 s" in by_id["slow"]["output"]
     assert {t["status"] for t in by_id["slow"]["tests"]} == {"timeout"}
+
+
+def _processes(marker):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_the_total_time_limit_ends_everything_in_the_sandbox(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import subprocess, time\nsubprocess.Popen(['sleep', '4322'])\ntime.sleep(100)")])
+    job = {"cell_timeout": 100, "memory_mb": 1024, "questions": {"q1": ["1"]}}
+    start = time.monotonic()
+    events, note = Sandbox(1).run(job, nbformat.writes(nb).encode(), "slow.ipynb", [], timeout=4)
+    assert note == "stopped after 4 s (the time limit of a submission)"
+    assert time.monotonic() - start < 30 and not any(e.get("done") for e in events)
+    time.sleep(0.5)
+    assert not _processes(b"sleep\x004322")
 
 
 def test_the_probe_runs_as_a_normal_user_where_possible():

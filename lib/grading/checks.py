@@ -229,7 +229,7 @@ def judge(expr, result, expected, hint=None):
 
 def run_test(test, namespace):
     """Run one test (``(answer, expected[, hint])`` sources) on ``namespace``, as check does."""
-    answer, expected, hint = (tuple(test) + (None,))[:3]
+    answer, expected, hint = (tuple(test) + (getattr(test, "hint", None),))[:3]
     return judge(answer, evaluate(answer, namespace), expected_value(expected), hint)
 
 

@@ -23,7 +23,7 @@ from .intake import Submission, find_submissions, read_notebook
 from .isolation import Sandbox
 from .source import find_source, read_source, release
 
-STATUS_RANK = {"timeout": 3, "error": 2, "unanswered": 1, "failed": 0}
+STATUS_RANK = {"timeout": 3, "error": 2, "unanswered": 1, "failed": 0}  # the worst one shows
 
 
 class GradingRefused(ValueError):
@@ -80,8 +80,8 @@ def score_question(question, expected, events, note):
                           output=f"all {len(outcomes)} tests passed")
             return result
         status = max((s for s, _ in outcomes if s != "passed"), key=STATUS_RANK.get)
-        if status == "unanswered":
-            message = "not answered yet"
+        if status == "unanswered":  # an error (no value to grade), said plainly
+            status, message = "error", "not answered yet"
         else:
             bad_public = list(dict.fromkeys(m for s, m in public if s != "passed"))
             parts = [f"public tests: {'; '.join(bad_public) or 'all passed'}"]
@@ -114,7 +114,7 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
         tests = [{"name": q.name, "score": 0, "max_score": q.points, "status": "error",
                   "output": note} for q in exercise.questions.values()]
-    return {"id": sub.id, "path": path, "score": sum(t["score"] for t in tests),
+    return {"id": sub.id, "submission": sub.id, "path": path, "score": sum(t["score"] for t in tests),
             "output": note, "execution_time": round(time.monotonic() - start, 2), "tests": tests}
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the project: lib/ lives here
 HOME, WORK = "/home/student", "/home/student/work"
+DATA, CACHE = "/course-data", "/course-cache"  # where the shared data sets appear inside
 NPROC = 256  # processes and threads of one submission
 MAX_LINE = 64 * 2**20  # bytes of one report line (a question's answers)
 MAX_STDERR = 4096
@@ -54,6 +55,29 @@ def _python_paths():
     found = sorted({Path(p).resolve() for p in paths if p and os.path.isdir(p)})
     # keep the outermost folders only (a venv's site-packages lies inside the venv)
     return [p for p in found if not any(q != p and p.is_relative_to(q) for q in found)]
+
+
+def _course_data():
+    """Read-only binds ``[(host, inside)]`` of the course's public data, and the
+    environment that points :mod:`lib.datasets` at them (inside, and on the host).
+
+    The data sets that ship in ``data/`` (read by :mod:`lib.datasets` beside ``lib``), the
+    20 Newsgroups archive where :mod:`lib.datasets` finds it (``$BAYES_COURSE_DATA``,
+    ``../shared/data``, the cache) and the cache of its parsed posts. Public data only.
+    """
+    from lib.datasets import NEWSGROUPS_ARCHIVE, cache_dir, find_newsgroups_archive
+
+    binds, env, host = [], {}, {}
+    if (ROOT / "data").is_dir():
+        binds.append((ROOT / "data", ROOT / "data"))
+    archive = find_newsgroups_archive()
+    if archive is not None:
+        binds.append((archive.resolve(), Path(DATA) / NEWSGROUPS_ARCHIVE))
+        env["BAYES_COURSE_DATA"], host["BAYES_COURSE_DATA"] = DATA, str(archive.parent)
+    if cache_dir().is_dir():
+        binds.append((cache_dir().resolve(), Path(CACHE)))
+        env["BAYES_COURSE_CACHE"], host["BAYES_COURSE_CACHE"] = CACHE, str(cache_dir())
+    return binds, env, host
 
 
 def _system_binds():
@@ -84,6 +108,7 @@ class Sandbox:
         self.root = os.geteuid() == 0
         self.bwrap = shutil.which("bwrap")
         self.python = _python_paths()
+        self.data, self.data_env, self.host_data_env = _course_data()
         self.warning = ""
         base = random.randrange(1_000_000, 1_900_000_000 // 64) * 64  # unused uid range
         self.uids = queue.Queue()
@@ -134,13 +159,13 @@ class Sandbox:
         for folder in ("/tmp", "/var/tmp", "/dev/shm"):
             args += ["--perms", "1777", "--size", TMPFS, "--tmpfs", folder]
         args += _system_binds()
-        shown = self.python + [ROOT / "lib"]
+        shown = [(p, p) for p in self.python] + [(ROOT / "lib", ROOT / "lib")] + self.data
         # the folders leading to them, enterable by the sandbox's user (bwrap makes 0700)
-        for folder in sorted({str(p) for path in [*shown, Path(HOME)] for p in path.parents
-                              if str(p) != "/"}):
+        for folder in sorted({str(p) for _, inside in shown for p in [*Path(inside).parents]
+                              + [Path(HOME)] if str(p) != "/"}):
             args += ["--perms", "0755", "--dir", folder]
-        for path in shown:
-            args += ["--ro-bind", str(path), str(path)]
+        for host, inside in shown:
+            args += ["--ro-bind", str(host), str(inside)]
         args += ["--bind", str(box), HOME, "--chdir", WORK]
         for extra in extras:  # the exercise's data files, as released to students
             args += ["--ro-bind", str(extra), f"{WORK}/{Path(extra).name}"]
@@ -153,9 +178,9 @@ class Sandbox:
             args += ["--unshare-user"]
         return args + ["--"]
 
-    @staticmethod
-    def env(home=HOME):
-        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": "student",
+    def env(self, home=HOME):
+        return {**(self.data_env if home == HOME else self.host_data_env),
+                "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": "student",
                 "LOGNAME": "student", "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT),
                 "PYTHONDONTWRITEBYTECODE": "1", "JUPYTER_RUNTIME_DIR": f"{home}/.runtime",
                 "IPYTHONDIR": f"{home}/.ipython", "MPLCONFIGDIR": f"{home}/.matplotlib",

@@ -22,7 +22,7 @@ import shutil
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import Optional
 
 import jupytext
 import nbformat
@@ -37,12 +37,31 @@ STUB = 'raise NotImplementedError("exercise")'
 HINT = re.compile(r"#\s*hint:\s*(.*?)\s*$", re.IGNORECASE)
 
 
-class Test(NamedTuple):
-    """One test: ``answer == expected`` (both source text) and the author's hint (or None)."""
+class Test(tuple):
+    """One test: the pair ``(answer, expected)`` (source text) and the author's ``hint``.
 
-    answer: str
-    expected: str
-    hint: Optional[str] = None
+    It unpacks as a pair (``for answer, expected in question.tests``); ``.answer``,
+    ``.expected`` and ``.hint`` (text or None) name the parts.
+    """
+
+    def __new__(cls, answer, expected, hint=None):
+        self = super().__new__(cls, (answer, expected))
+        self.hint = hint
+        return self
+
+    answer = property(lambda self: self[0])
+    expected = property(lambda self: self[1])
+
+    def __getnewargs__(self):
+        return (self[0], self[1], self.hint)
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, other) and getattr(other, "hint", self.hint) == self.hint
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self):
+        return f"Test({self[0]!r}, {self[1]!r}, hint={self.hint!r})"
 
 
 @dataclass
@@ -259,7 +278,7 @@ def release(exercise, instructor=False):
     """
     spec = {"exercise": exercise.name, "public_only": not instructor, "questions": {
         q.name: {"points": q.points, "choices": q.choices,
-                 "tests": [list(t) for t in (q.tests if instructor else q.public)]}
+                 "tests": [[t.answer, t.expected, t.hint] for t in (q.tests if instructor else q.public)]}
         for q in exercise.questions.values()}}
     setup = ("# Run this cell first. After answering a question, run check(\"q1\") to test "
              "your answer\n# (public tests only; the graders also run hidden tests). "
