@@ -54,7 +54,8 @@ def main():
         results = grade(SOURCE, subs, Path(tmp) / "out", workers=args.workers)
         seconds = time.perf_counter() - start
         load_after = os.getloadavg()
-    full = sum(r["score"] == 8 for r in results)
+    total = sum(q.points for q in read_source(SOURCE).questions.values())
+    full = sum(r["score"] == total for r in results)
     assert full == args.n, f"only {full} of {args.n} honest submissions got full marks"
     result = {"submissions": args.n, "workers": args.workers, "seconds": round(seconds, 1),
               "per_submission": round(seconds / args.n, 2), "target": TARGET,
