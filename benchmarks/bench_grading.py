@@ -6,7 +6,7 @@ instructor runs it: the sandbox probe, the self-test of the instructor solution,
 sandboxed kernels and the gradebook. Writes ``benchmarks/out/grading_speed.json``
 (read by ``run.py``) and prints the result with the load average before and after.
 
-Usage: python benchmarks/bench_grading.py [--n 50] [--workers 2]
+Usage: python benchmarks/bench_grading.py [--n 50] [--workers 2] [--source exercises/NN_topic]
 """
 import argparse
 import json
@@ -29,9 +29,9 @@ SOURCE = ROOT / "exercises" / "01_bayesian_learning"
 TARGET = 90.0
 
 
-def honest_notebook():
+def honest_notebook(source):
     """The student notebook with every answer cell taken from the instructor edition."""
-    exercise = read_source(SOURCE)
+    exercise = read_source(source)
     student, solved = release(exercise), release(exercise, instructor=True)
     for mine, theirs in zip(student.cells[1:], solved.cells[1:]):
         mine.source = theirs.source
@@ -42,8 +42,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--source", type=Path, default=SOURCE, help="the exercise set")
     args = parser.parse_args()
-    nb = honest_notebook()
+    nb = honest_notebook(args.source)
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
@@ -51,13 +52,13 @@ def main():
             nbformat.write(nb, subs / f"student{k:03d}.ipynb")
         load_before = os.getloadavg()
         start = time.perf_counter()
-        results = grade(SOURCE, subs, Path(tmp) / "out", workers=args.workers)
+        results = grade(args.source, subs, Path(tmp) / "out", workers=args.workers)
         seconds = time.perf_counter() - start
         load_after = os.getloadavg()
-    total = sum(q.points for q in read_source(SOURCE).questions.values())
+    total = sum(q.points for q in read_source(args.source).questions.values())
     full = sum(r["score"] == total for r in results)
     assert full == args.n, f"only {full} of {args.n} honest submissions got full marks"
-    result = {"submissions": args.n, "workers": args.workers, "seconds": round(seconds, 1),
+    result = {"set": args.source.name, "submissions": args.n, "workers": args.workers, "seconds": round(seconds, 1),
               "per_submission": round(seconds / args.n, 2), "target": TARGET,
               "load_before": [round(x, 2) for x in load_before],
               "load_after": [round(x, 2) for x in load_after], "cores": os.cpu_count()}
