@@ -57,7 +57,8 @@ class Kernel:
     def _start(self):
         self.client = NotebookClient(nbformat.v4.new_notebook(), timeout=self.timeout,
                                      kernel_name="python3", allow_errors=True,
-                                     resources={"metadata": {"path": os.getcwd()}})
+                                     resources={"metadata": {"path": os.getcwd()}},
+                                     extra_arguments=["--HistoryManager.hist_file=:memory:"])
         self.client.on_cell_executed = self._executed
         self.client.km = self.client.create_kernel_manager()
         # Unix sockets, not TCP: the network namespace has only its own loopback.
