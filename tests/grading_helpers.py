@@ -30,6 +30,11 @@ ANSWERS = {
 }
 
 
+# The sandbox needs bubblewrap (.ci/run installs it); without it these tests cannot run.
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                 reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+
+
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """The student and the instructor notebooks of the chapter 1 set."""

@@ -13,7 +13,7 @@ import zipfile
 import nbformat
 import pytest
 
-from grading_helpers import FULL, NAME, SOURCE, answered, released  # noqa: F401 - fixture
+from grading_helpers import FULL, NAME, SOURCE, answered, needs_bwrap, released  # noqa: F401 - fixture
 from lib.grading.__main__ import main
 from lib.grading.autograder import requirements
 
@@ -63,6 +63,7 @@ def _run(package, tmp_path, notebook):
     return proc, json.loads(results.read_text()) if results.exists() else None
 
 
+@needs_bwrap
 @pytest.mark.parametrize("kind", ["honest", "blank"])
 def test_run_autograder_on_a_fake_layout(package, released, tmp_path, kind):
     notebook = answered(released[0]) if kind == "honest" else nbformat.read(released[0], as_version=4)

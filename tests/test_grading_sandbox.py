@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from grading_helpers import (ANSWERS, FULL, NAME, PREDICTIVE, ROOT, SOURCE, add_cell, answered,
-                             private_checkout, released, run_in)  # noqa: F401 - fixture
+                             needs_bwrap, private_checkout, released, run_in)  # noqa: F401 - fixture
 from lib.grading import isolation
 from lib.grading.grade import GradingRefused, grade
 from lib.grading.isolation import Sandbox, SandboxUnavailable
@@ -192,6 +192,8 @@ json.dump(results, open(sys.argv[4], "w"))
 @pytest.fixture(scope="module")
 def batch(released, tmp_path_factory):
     """Grade every case in one batch from a private (0700) copy of the course."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
     student, instructor = released
     work = tmp_path_factory.mktemp("private")
     checkout = private_checkout(work)
@@ -363,6 +365,7 @@ def test_a_sandbox_that_cannot_start_refuses(monkeypatch, tmp_path):
     assert not (tmp_path / "out" / "grades.csv").exists()
 
 
+@needs_bwrap
 def test_a_solution_without_full_marks_refuses_to_grade(released, tmp_path):
     broken = tmp_path / NAME
     broken.mkdir()
@@ -405,6 +408,7 @@ def _processes(marker):
     return found
 
 
+@needs_bwrap
 def test_the_total_time_limit_ends_everything_in_the_sandbox(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import subprocess, time\nsubprocess.Popen(['sleep', '4322'])\ntime.sleep(100)")])
