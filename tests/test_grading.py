@@ -20,7 +20,7 @@ from lib.grading.checks import compare, encode, expected_value, judge
 from lib.grading.grade import ROOT, UNSHARE, grade, sandbox_prefix
 from lib.grading.source import parse, read_source, release, release_all
 
-SOURCE = ROOT / "exercises" / "01_bayesian_learning"
+SOURCE = ROOT / "tests" / "data" / "grading" / "01_bayesian_learning"  # a frozen copy of the set
 SOURCE_FILE = SOURCE / "01_bayesian_learning.md"
 NAME = "01_bayesian_learning"
 FULL = {"q1": 2, "q2": 3, "q3": 2, "q4": 1}
