@@ -196,9 +196,9 @@ def function_mutants(func):
 
 
 def caught(tests, namespace):
-    """True when at least one of ``tests`` [(answer_expr, expected_expr)] fails."""
-    return any(judge(expr, evaluate(expr, namespace), expected_value(exp))[0] != "passed"
-               for expr, exp in tests)
+    """True when at least one of ``tests`` [(answer_expr, expected_expr, ...)] fails."""
+    return any(judge(t[0], evaluate(t[0], namespace), expected_value(t[1]))[0] != "passed"
+               for t in tests)
 
 
 def mutation_report(name):
@@ -207,8 +207,8 @@ def mutation_report(name):
     rows = []
     for q, targets in answers.items():
         question = questions[q]
-        tested = {node.id for expr, _ in question.tests
-                  for node in ast.walk(ast.parse(expr, mode="eval")) if isinstance(node, ast.Name)}
+        tested = {node.id for t in question.tests
+                  for node in ast.walk(ast.parse(t[0], mode="eval")) if isinstance(node, ast.Name)}
         for kind, target in targets:
             if target not in tested:  # a helper line of the solution, graded through others
                 continue
@@ -240,8 +240,8 @@ def mutation_report(name):
 def test_solution_passes_its_own_tests(name):
     questions, namespace, _, _ = solved(name)
     for q in questions.values():
-        for expr, exp in q.tests:
-            status, msg = judge(expr, evaluate(expr, dict(namespace)), expected_value(exp))
+        for t in q.tests:  # (answer, expected) or Test(answer, expected, hint)
+            status, msg = judge(t[0], evaluate(t[0], dict(namespace)), expected_value(t[1]))
             assert status == "passed", f"{name} {q.name}: {msg}"
 
 
