@@ -19,6 +19,7 @@ MODULES = ["naive_bayes", "em", "hmm", "bn", "density"]
 MEM_TARGET = 1.5
 CALLBACK_TARGET = 0.100
 BOOK_TARGETS = {"clean make book": 300, "unchanged rebuild": 30}
+GRADING_TARGET = 90
 
 
 def run(script, *args):
@@ -106,6 +107,18 @@ def book_tables():
     return lines
 
 
+def grading_table():
+    path = OUT / "grading_speed.json"
+    if not path.exists():
+        return ["Not measured (run benchmarks/bench_grading.py)."]
+    g = json.loads(path.read_text())
+    return ["| submissions | workers | time | per submission | load average before / after "
+            "| target | met? |", "|---|---|---|---|---|---|---|",
+            f"| {g['submissions']} | {g['workers']} | {g['seconds']:.1f} s | {g['per_submission']:.2f} s "
+            f"| {g['load_before'][0]:.1f} / {g['load_after'][0]:.1f} | < {GRADING_TARGET} s "
+            f"| {'yes' if g['seconds'] < GRADING_TARGET else 'no'} |"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1, help="runs of each bench script")
@@ -125,6 +138,8 @@ def main():
                     old.unlink()
         if not args.no_book and not args.only:
             run("book_speed.py")
+        if not args.only:
+            run("bench_grading.py")
     rows = []
     for m in MODULES:
         runs = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{m}.run*.json"))]
@@ -150,7 +165,11 @@ def main():
         "passed to `lib.widgets.interactive_figure`) is called 5 times, the default "
         "settings and then one control moved per call; the share spent inside matplotlib "
         "is sampled from the call stack (every 0.5 ms, 3 calls at the default settings). "
-        "Chapter time: the sum of the chapter's own cells (nbclient timestamps).", "", *book_tables(), ""]
+        "Chapter time: the sum of the chapter's own cells (nbclient timestamps).", "", *book_tables(), "",
+        "## Grading speed", "",
+        "benchmarks/bench_grading.py: 50 honest submissions of the chapter 1 set graded "
+        "in the sandbox with 2 workers, the whole `grade` call (probe and self-test "
+        "included).", "", *grading_table(), ""]
     (HERE / "results.md").write_text("\n".join(text))
     print(f"wrote {HERE / 'results.md'}")
 

@@ -1,73 +1,26 @@
-"""Tests of lib.grading: the source format, release, check() and the sandboxed grader.
+"""Tests of lib.grading's format, answers and check(): parsing, hints, choices, release.
 
-The robustness tests grade one batch of hostile and broken submissions, built from the
-released chapter 1 notebook, with short time limits on 2 workers, and check every
-question's score of every submission.
+The sandboxed grader is tested in tests/test_grading_sandbox.py (hostile and broken
+submissions) and tests/test_grading_autograder.py (the Gradescope package).
 """
 import copy
 import json
 import os
 import re
-from pathlib import Path
+from fractions import Fraction
 
 import jupytext
 import nbformat
+import numpy as np
+import pandas as pd
 import pytest
 from nbclient import NotebookClient
 
+from grading_helpers import FULL, NAME, SOURCE, SOURCE_FILE, released  # noqa: F401 - fixture
 from lib.grading import Checker, approx
-from lib.grading.checks import compare, encode, expected_value, judge
-from lib.grading.grade import ROOT, UNSHARE, grade, sandbox_prefix
-from lib.grading.source import parse, read_source, release, release_all
-
-SOURCE = ROOT / "tests" / "data" / "grading" / "01_bayesian_learning"  # a frozen copy of the set
-SOURCE_FILE = SOURCE / "01_bayesian_learning.md"
-NAME = "01_bayesian_learning"
-FULL = {"q1": 2, "q2": 3, "q3": 2, "q4": 1}
-
-PREDICTIVE = '''def predictive(data, prior=prior):
-    """P(next candy is lime | data)."""
-    {pre}
-    data = np.asarray(data)
-    joint = prior * lime ** data.sum() * (1 - lime) ** (len(data) - data.sum())
-    return float(joint @ lime / joint.sum())'''
-ANSWERS = {
-    "q1": "answer_q1 = prior * lime**3 / np.sum(prior * lime**3)",
-    "q2": PREDICTIVE.format(pre="pass"),
-    "q3": "answer_q3 = 4",
-    "q4": 'answer_q4 = "b"',
-}
-sandboxed = pytest.mark.skipif(sandbox_prefix() != UNSHARE, reason="needs root and unshare")
-
-
-@pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    """The student and the instructor notebooks of the chapter 1 set."""
-    out = tmp_path_factory.mktemp("release")
-    student = release_all(SOURCE, out / "student")[0]
-    instructor = release_all(SOURCE, out / "instructor", instructor=True)[0]
-    return student, instructor
-
-
-def answered(student, **answers):
-    """The student notebook with the correct answers, except ``answers`` (cell sources)."""
-    nb = nbformat.read(student, as_version=4)
-    for q, source in {**ANSWERS, **answers}.items():
-        cells = [c for c in nb.cells if c.cell_type == "code"
-                 and c.metadata.get("grading", {}).get("question") == q
-                 and not c.source.startswith("check(")]
-        cells[-1].source = source
-    return nb
-
-
-def add_cell(nb, source, before_question=None):
-    """Insert a code cell at the end, or before the first cell of ``before_question``."""
-    index = len(nb.cells)
-    if before_question:
-        index = next(i for i, c in enumerate(nb.cells)
-                     if c.metadata.get("grading", {}).get("question") == before_question)
-    nb.cells.insert(index, nbformat.v4.new_code_cell(source))
-    return nb
+from lib.grading.checks import compare, encode, evaluate, expected_value, judge, run_test, same
+from lib.grading.grade import grade, score_question
+from lib.grading.source import Test as T, parse, read_source, release, release_all
 
 
 # --- the format ----------------------------------------------------------------------
@@ -130,16 +83,121 @@ def test_compare_semantics():
 
 def test_check_reports_and_never_raises(capsys):
     check = Checker({"exercise": "x", "questions": {"q1": {"points": 1, "tests": [
-        ["answer", "approx(0.5)"], ["f(1)", "2"]]}}})
+        ["answer", "approx(0.5)"], ["f(1)", "2", "f adds one"]]}}})
     notebook = {"check": check, "answer": 0.5, "f": lambda x: x + 1}
     exec('check("q1")', notebook)
     assert "all 2 public tests passed" in capsys.readouterr().out
-    notebook.update(answer=..., f=lambda x: 1 / 0)
+    notebook.update(answer=0.25, f=lambda x: 1 / 0)
     exec('check("q1")', notebook)
     out = capsys.readouterr().out
-    assert "0 of 2" in out and "not answered yet" in out and "ZeroDivisionError" in out
+    assert "0 of 2" in out and "ZeroDivisionError" in out and "Hint: f adds one" in out
     with pytest.raises(ValueError, match="unknown question 'q9'.*q1"):
         check("q9")
+
+
+def _stub(x):
+    raise NotImplementedError("exercise")
+
+
+@pytest.mark.parametrize("answer, f", [(..., lambda x: x + 1), (0.5, _stub), (..., _stub)])
+def test_check_on_an_unanswered_question_prints_one_line(capsys, answer, f):
+    check = Checker({"exercise": "x", "questions": {"q1": {"points": 1, "tests": [
+        ["answer", "approx(0.5)"], ["f(1)", "2"], ["f(2)", "3"]]}}})
+    exec('check("q1")', {"check": check, "answer": answer, "f": f})
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("q1: not answered yet")
+    # a NotImplementedError of the student's own is an error, not "unanswered"
+    assert run_test(("f(1)", "2"), {"f": lambda x: (_ for _ in ()).throw(NotImplementedError("mine"))})[0] == "error"
+
+
+def test_hints_are_parsed_per_test_line():
+    cells = [GOOD[0], GOOD[1], ("code", "# TESTS\nx == 1  # hint: x counts the limes\n"
+                                        "(x\n + 0) == 1  # Hint:  spans two lines \nx * 2 == 2"),
+             ("code", "# HIDDEN TESTS\nx + 1 == 2  # hint: add one # not a comment\nx == 1  # just a note"),
+             GOOD[4]]
+    q = parse(source_nb(*cells)).questions["q1"]
+    assert q.public == [T("x", "1", "x counts the limes"), T("x\n + 0", "1", "spans two lines"),
+                        T("x * 2", "2", None)]
+    assert q.hidden == [T("x + 1", "2", "add one # not a comment"), T("x", "1", None)]
+    spec = release(parse(source_nb(*cells))).cells[0].source
+    assert "x counts the limes" in spec and "add one" not in spec  # hidden hints stay hidden
+
+
+def test_choices_are_parsed_and_the_solution_must_be_one_of_them():
+    header = ("raw", "# BEGIN QUESTION\nname: q1\npoints: 1\nchoices: a, b, c, d")
+    body = [("code", 'answer = "c"  # SOLUTION'), ("code", '# TESTS\n(answer in list("abcd")) == True'),
+            ("code", '# HIDDEN TESTS\nanswer.strip().lower() == "c"'), GOOD[4]]
+    assert parse(source_nb(header, *body)).questions["q1"].choices == ["a", "b", "c", "d"]
+    wrong = [("code", 'answer = "e"  # SOLUTION')] + body[1:]
+    with pytest.raises(ValueError, match="cell 5 .*q1: the solution 'e' is not one of its choices a, b, c, d"):
+        parse(source_nb(header, *wrong))
+    bad_test = body[:2] + [("code", '# HIDDEN TESTS\nanswer == "z"')] + body[3:]
+    with pytest.raises(ValueError, match="'z' is not one of its choices"):
+        parse(source_nb(header, *bad_test))
+    for bad in ("choices: a", "choices: a, a", "choices: a, , b"):
+        with pytest.raises(ValueError, match="cell 1 .*choices"):
+            parse(source_nb(("raw", f"# BEGIN QUESTION\nname: q1\npoints: 1\n{bad}"), *body))
+    spec = release(parse(source_nb(header, *body))).cells[0].source
+    assert "'choices': ['a', 'b', 'c', 'd']" in spec
+
+
+def test_choices_are_shown_when_a_multiple_choice_answer_fails(capsys):
+    check = Checker({"exercise": "x", "questions": {"q4": {"points": 1, "choices": ["a", "b"], "tests": [
+        ['(answer in ["a", "b"]) == True', "True"]]}}})
+    exec('check("q4")', {"check": check, "answer": "e"})
+    assert "one of 'a', 'b'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value, expected", [
+    (pd.Series([0.0, 0.0132, 0.2105, 0.3553, 0.4211]), "approx([0.0, 0.0132, 0.2105, 0.3553, 0.4211], atol=1e-4)"),
+    (pd.DataFrame({"a": [1, 3], "b": [2, 4]}), "[[1, 2], [3, 4]]"),
+    ((0.25, 0.75), "[0.25, 0.75]"),
+    (Fraction(1, 3), "approx(0.333333, atol=1e-6)"),
+    (np.float32(0.65), "approx(0.65)"),
+    (np.int64(4), "4"),
+    (np.array(4), "4"),
+    (np.str_("b"), '"b"'),
+    ({2, 1, 3}, "[1, 2, 3]"),
+    (pd.Series({"h1": 0.5, "h2": 0.5}), "[0.5, 0.5]"),
+])
+def test_answers_as_students_write_them(value, expected):
+    assert same(value, expected)
+    # through the data the grader receives (JSON): the same verdict as check()
+    result = json.loads(json.dumps(evaluate("v", {"v": value})))
+    assert judge("v", result, json.loads(json.dumps(expected_value(expected))))[0] == "passed"
+
+
+@pytest.mark.parametrize("value, expected", [
+    (pd.Series([0.1, 0.2]), "[0.1, 0.2, 0.3]"), (Fraction(1, 3), "0.33"), (np.int64(4), "True"),
+    (1 + 2j, "1"), (np.array([1 + 2j]), "[1]"), ("x" * 3_000_000, '"x"'), (None, "0"),
+])
+def test_wrong_or_unencodable_answers_do_not_match(value, expected):
+    assert not same(value, expected)
+
+
+def test_an_oversized_answer_is_an_error_of_that_test_only():
+    result = evaluate("big", {"big": "x" * 25_000_000})
+    assert "too large" in result["error"] and "MB" in result["error"]
+    assert evaluate("small", {"small": 1.0}) == {"value": 1.0}
+
+
+def test_hidden_failures_show_their_hint_never_the_expected_value():
+    q = parse(source_nb(("raw", "# BEGIN QUESTION\nname: q1\npoints: 2"), ("code", "x = 1  # SOLUTION"),
+                        ("code", "# TESTS\nx == 1"),
+                        ("code", "# HIDDEN TESTS\nx + 1 == 2\nx * 987 == 987654  # hint: scale by 987\n"
+                                 "x - 1 == 123456"), GOOD[4])).questions["q1"]
+    expected = [expected_value(t.expected) for t in q.tests]
+    events = [{"question": "q1", "status": "ok", "results": [{"value": 1}, {"value": 2},
+                                                             {"value": 5}, {"value": 7}]}]
+    result = score_question(q, expected, events, "")
+    assert result["score"] == 0 and result["status"] == "failed"
+    assert "q1: 2 of 3 hidden tests failed" in result["output"] and "scale by 987" in result["output"]
+    assert "987654" not in result["output"] and "123456" not in result["output"]
+    events[0]["results"] = [{"value": 1}, {"value": 2}, {"value": 987654}, {"value": 0}]
+    out = score_question(q, expected, events, "")["output"]
+    assert "1 of 3 hidden tests failed" in out and "Hint" not in out and "123456" not in out
+    events[0]["results"] = [{"value": 1}, {"value": 2}, {"value": 987654}, {"value": 123456}]
+    assert score_question(q, expected, events, "")["score"] == 2
 
 
 # --- release -------------------------------------------------------------------------
@@ -147,8 +205,8 @@ def test_check_reports_and_never_raises(capsys):
 def secret_lines():
     """Solution lines and hidden tests of the source, as they appear in it."""
     exercise = read_source(SOURCE)
-    secrets = [f"{a} == {e}" for q in exercise.questions.values() for a, e in q.hidden]
-    secrets += [e for q in exercise.questions.values() for _, e in q.hidden if len(e) > 4]
+    secrets = [f"{t.answer} == {t.expected}" for q in exercise.questions.values() for t in q.hidden]
+    secrets += [t.expected for q in exercise.questions.values() for t in q.hidden if len(t.expected) > 4]
     for cell in exercise.notebook.cells:
         inside = False
         for line in cell.source.split("\n"):
@@ -194,9 +252,9 @@ def test_released_notebook_runs_headless_renamed_and_writes_nothing(released, tm
     before = sorted(os.listdir(tmp_path))
     outputs = execute(renamed)
     assert sorted(os.listdir(tmp_path)) == before
-    assert "q1: 0 of 3 public tests passed" in outputs['check("q1")']
-    assert "not answered yet" in outputs['check("q1")']
-    assert "NotImplementedError: exercise" in outputs['check("q2")']
+    for q in FULL:  # an unanswered question: one short line, not a list of failures
+        assert outputs[f'check("{q}")'].startswith(f"{q}: not answered yet")
+        assert outputs[f'check("{q}")'].count("\n") == 1
     solved = execute(instructor)
     for q in FULL:
         assert f"{q}: all " in solved[f'check("{q}")'] and "(public and hidden) passed" in solved[f'check("{q}")']
@@ -207,152 +265,7 @@ def test_release_is_deterministic(released, tmp_path):
     assert again.read_text() == released[0].read_text()
 
 
-# --- grading -------------------------------------------------------------------------
-
-CASES = {}  # name -> (notebook or bytes, expected scores, expected statuses or None)
-
-
-def case(name, scores=None, statuses=None):
-    def register(make):
-        CASES[name] = (make, {**FULL, **(scores or {})}, statuses or {})
-        return make
-    return register
-
-
-case("correct")(lambda s: answered(s))
-case("renamed_folder")(lambda s: answered(s))  # graded from a folder holding one notebook
-case("wrong", {q: 0 for q in FULL}, {q: "failed" for q in FULL})(lambda s: answered(
-    s, q1="answer_q1 = prior", q3="answer_q3 = 3", q4='answer_q4 = "a"',
-    q2="def predictive(data, prior=prior):\n    return 0.5 if len(data) == 0 else 0.65"))
-case("blank", {q: 0 for q in FULL}, {q: "error" for q in FULL})(
-    lambda s: nbformat.read(s, as_version=4))
-case("raises", {"q1": 0, "q2": 0}, {"q1": "error", "q2": "error"})(lambda s: answered(
-    s, q1="answer_q1 = 1 / 0", q2=PREDICTIVE.format(pre="raise ValueError('no')")))
-case("loop_top_level", {"q3": 0}, {"q3": "timeout"})(lambda s: answered(
-    s, q3="import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"))
-case("loop_in_function", {"q2": 0}, {"q2": "timeout"})(lambda s: answered(
-    s, q2=PREDICTIVE.format(pre="while len(data) > 1:\n        pass")))
-case("sys_exit", {"q2": 0}, {"q1": "passed", "q2": "error"})(lambda s: answered(
-    s, q1=ANSWERS["q1"] + "\nimport sys\nsys.exit(0)",
-    q2=PREDICTIVE.format(pre="import sys; sys.exit(3)")))
-case("os_exit_top_level", {"q3": 0}, {"q3": "error"})(lambda s: answered(
-    s, q3="import os\nos._exit(1)"))
-case("os_exit_in_function", {"q2": 0}, {"q2": "error"})(lambda s: answered(
-    s, q2=PREDICTIVE.format(pre="import os\n    if len(data) > 1: os._exit(0)")))
-case("print_100mb")(lambda s: add_cell(answered(s), 'print("x" * 100_000_000)', "q2"))
-case("too_much_memory", {"q2": 0}, {"q2": "error"})(lambda s: add_cell(answered(
-    s, q2=PREDICTIVE.format(pre="big = np.ones((30_000, 30_000))")),
-    "try:\n    hog = bytearray(4 * 2**30)\nexcept MemoryError:\n    pass", "q1"))
-case("many_processes")(lambda s: add_cell(answered(s), (
-    "import subprocess\nprocs = []\ntry:\n    for _ in range(300):\n"
-    "        procs.append(subprocess.Popen(['sleep', '4321']))\nexcept OSError:\n    pass"), "q1"))
-case("monkeypatch", {"q1": 0}, {"q1": "failed"})(lambda s: add_cell(answered(
-    s, q1="answer_q1 = [0.2] * 5"), (
-    "import math, numpy, lib.grading.checks\nnumpy.allclose = lambda *a, **k: True\n"
-    "numpy.isclose = lambda *a, **k: True\nmath.isclose = lambda *a, **k: True\n"
-    "lib.grading.checks.compare = lambda *a: True"), "q1"))
-case("read_source", {"q1": 0}, {"q1": "failed"})(lambda s: answered(s, q1=(
-    "import glob, pathlib, re\nanswer_q1 = [0.2] * 5\n"
-    f"paths = [{str(SOURCE_FILE)!r}] + glob.glob({str(ROOT)!r} + '/**/*.md', recursive=True)\n"
-    f"paths += glob.glob({str(ROOT)!r} + '/_generated/**/*.ipynb', recursive=True)\n"
-    "for p in paths:\n    try:\n        text = pathlib.Path(p).read_text()\n"
-    "    except OSError:\n        continue\n"
-    "    m = re.search(r'answer_q1 == approx\\((\\[.*?\\])', text)\n"
-    "    if m:\n        answer_q1 = eval(m.group(1))")))
-case("network")(lambda s: answered(s, q4=(  # right only if the kernel sees no network device
-    "import socket\nanswer_q4 = 'b' if [n for _, n in socket.if_nameindex()] == ['lo'] else 'a'")))
-case("write_output")(lambda s: add_cell(answered(s), (  # @OUT@: the output folder
-    "import pathlib\nfor name in ['grades.csv', 'evil.txt', 'correct/results.json']:\n"
-    "    try:\n        pathlib.Path('@OUT@', name).write_text('{\"score\": 1000}')\n"
-    "    except OSError:\n        pass"), "q1"))
-case("delete_files")(lambda s: add_cell(answered(s), (
-    "import os, shutil\nfor f in os.listdir('.'):\n    os.remove(f)\n"
-    "shutil.rmtree(os.environ['JUPYTER_RUNTIME_DIR'], ignore_errors=True)"), "q3"))
-case("missing_cell", {"q2": 0}, {"q2": "error"})(lambda s: nbformat.from_dict({
-    **answered(s), "cells": [c for c in answered(s).cells
-                             if not c.source.startswith("def predictive")]}))
-case("other_exercise", {q: 0 for q in FULL}, {q: "error" for q in FULL})(lambda s: nbformat.from_dict({
-    **answered(s), "metadata": {"grading": {"exercise": "02_estimation"}}}))
-case("not_json", {q: 0 for q in FULL}, {q: "error" for q in FULL})(lambda s: b"{this is not json")
-case("not_a_notebook", {q: 0 for q in FULL}, {q: "error" for q in FULL})(lambda s: b"my answers")
-
-NEEDS_SANDBOX = {"read_source", "write_output", "many_processes", "network"}
-
-
-@pytest.fixture(scope="module")
-def graded(released, tmp_path_factory):
-    """Grade every case in one batch (2 workers, short limits)."""
-    student = released[0]
-    subs, out = tmp_path_factory.mktemp("submissions"), tmp_path_factory.mktemp("graded")
-    for name, (make, _, _) in CASES.items():
-        made = make(student)
-        path = subs / name / "homework.ipynb" if name == "renamed_folder" else (
-            subs / f"{name}.txt" if name == "not_a_notebook" else subs / f"{name}.ipynb")
-        path.parent.mkdir(exist_ok=True)
-        text = made if isinstance(made, bytes) else nbformat.writes(made).encode()
-        path.write_bytes(text.replace(b"@OUT@", str(out).encode()))
-    results = grade(SOURCE, subs, out, workers=2, cell_timeout=8, timeout=60, memory_mb=1536)
-    return out, {r["submission"]: r for r in results}
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_every_submission_gets_the_right_score(graded, name):
-    if name in NEEDS_SANDBOX and sandbox_prefix() != UNSHARE:
-        pytest.skip("needs root and unshare")
-    out, results = graded
-    _, scores, statuses = CASES[name]
-    result = results[name]
-    got = {t["name"]: t["score"] for t in result["tests"]}
-    assert got == scores, result
-    for q, status in statuses.items():
-        assert next(t for t in result["tests"] if t["name"] == q)["status"] == status, result
-    for t in result["tests"]:
-        assert (t["status"] == "passed") == (t["score"] == t["max_score"])
-    feedback = (out / name / "feedback.txt").read_text()
-    assert f"Total: {sum(scores.values())}/8" in feedback
-
-
-def test_gradebook(graded):
-    out, results = graded
-    rows = (out / "grades.csv").read_text().splitlines()
-    assert rows[0] == "submission,q1,q2,q3,q4,total,note"
-    assert sorted(r.split(",")[0] for r in rows[1:]) == sorted(CASES)
-    assert "correct,2,3,2,1,8," in rows
-    assert not list(out.glob(".*"))  # no temporary files left
-    assert not (out / "evil.txt").exists()
-    result = json.loads((out / "correct" / "results.json").read_text())
-    assert result["score"] == 8 and len(result["tests"]) == 4
-    assert set(result["tests"][0]) >= {"name", "score", "max_score", "status", "output"}
-    assert "not valid JSON" in results["not_json"]["output"] or "cannot read" in results["not_json"]["output"]
-    assert "exercise 02_estimation" in results["other_exercise"]["output"]
-    assert "not a notebook" in results["not_a_notebook"]["output"]
-
-
-def test_feedback_shows_public_output_only(graded):
-    out, _ = graded
-    exercise = read_source(SOURCE)
-    for path in out.glob("*/*"):
-        text = path.read_text()
-        for q in exercise.questions.values():
-            for answer, expected in q.hidden:
-                if len(expected) > 4:
-                    assert expected not in text, (path, expected)
-    wrong = (out / "wrong" / "feedback.txt").read_text()
-    assert "hidden tests: 5 of 5 failed" in wrong
-
-
-@sandboxed
-def test_no_process_outlives_its_submission(graded):
-    leftover = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"sleep\x004321" in cmd:
-            leftover.append(pid)
-    assert not leftover
-
+# --- more of the format --------------------------------------------------------------
 
 def test_bad_source_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match="expected one source notebook"):
@@ -370,18 +283,7 @@ def test_release_keeps_cell_metadata_and_questions():
     assert [c.source for c in nb.cells if c.source.startswith("check(")] == [
         f'check("{q}")' for q in FULL]
     assert copy.deepcopy(nb) == release(exercise)
-    assert re.search(r"'q2': \{'points': 3", nb.cells[0].source)
-
-
-def test_total_time_limit_stops_a_submission(released, tmp_path):
-    subs = tmp_path / "subs"
-    subs.mkdir()
-    nb = add_cell(answered(released[0]), "while True:\n    pass", "q1")
-    nbformat.write(nb, subs / "slow.ipynb")
-    [result] = grade(SOURCE, subs, tmp_path / "out", workers=1, cell_timeout=60, timeout=8)
-    assert result["score"] == 0 and "stopped after 8 s" in result["output"]
-    assert {t["status"] for t in result["tests"]} == {"timeout"}
-    assert "slow,0,0,0,0,0,stopped after 8 s" in (tmp_path / "out" / "grades.csv").read_text()
+    assert re.search(r"'q2': \{'choices': None,\s*'points': 3", nb.cells[0].source)
 
 
 def test_ipynb_source_releases_like_the_md_source(tmp_path):

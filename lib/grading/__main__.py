@@ -1,4 +1,4 @@
-"""Command line of the grading system: ``python -m lib.grading {release,grade} ...``."""
+"""Command line of the grading system: ``python -m lib.grading {release,grade,autograder} ...``."""
 import argparse
 import sys
 
@@ -6,9 +6,12 @@ import sys
 # build a parser at import; notebooks need no IRI validation, so skip it.
 sys.modules.setdefault("rfc3987_syntax", None)
 
+UNSAFE = ("grade without the sandbox when it cannot run here (no bubblewrap, no root and "
+          "no user namespaces): student code then sees the host; trusted notebooks only")
+
 
 def main(argv=None):
-    """Parse the command line and run ``release`` or ``grade``; returns the exit code."""
+    """Parse the command line and run the subcommand; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m lib.grading", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rel = sub.add_parser("release", help="write the student (or instructor) notebooks")
@@ -18,12 +21,23 @@ def main(argv=None):
                      help="keep the solutions (the instructor edition of the book)")
     gr = sub.add_parser("grade", help="grade a folder of submitted notebooks")
     gr.add_argument("--source", required=True, help="the exercise folder, e.g. exercises/01_bayesian_learning")
-    gr.add_argument("--submissions", required=True, help="folder of submissions (one .ipynb each)")
-    gr.add_argument("--out", required=True, help="folder for grades.csv, NAME/results.json, NAME/feedback.txt")
+    gr.add_argument("--submissions", required=True, help="folder of submissions (one .ipynb or one folder each)")
+    gr.add_argument("--out", required=True, help="folder for grades.csv, summary.csv, submissions/ID/")
+    gr.add_argument("--only", metavar="ID", help="regrade this submission only and merge it into grades.csv")
     gr.add_argument("--workers", type=int, default=2, help="submissions graded in parallel")
     gr.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell and per question")
     gr.add_argument("--timeout", type=float, default=300, help="seconds per submission in all")
     gr.add_argument("--memory-mb", type=int, default=2048, help="address-space limit of the kernel")
+    gr.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
+    gr.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ag = sub.add_parser("autograder", help="write a Gradescope autograder zip for one exercise")
+    ag.add_argument("source", help="the exercise folder, e.g. exercises/01_bayesian_learning")
+    ag.add_argument("--out", required=True, help="the zip file to write, e.g. autograder.zip")
+    ag.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
+    run = sub.add_parser("run-autograder", help="(inside Gradescope) grade ROOT/submission")
+    run.add_argument("--root", default="/autograder", help="Gradescope's folder (default /autograder)")
+    run.add_argument("--source", required=True, help="the exercise folder inside the package")
+    run.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
     args = parser.parse_args(argv)
     try:
         if args.command == "release":
@@ -31,13 +45,24 @@ def main(argv=None):
 
             for path in release_all(args.source, args.out, instructor=args.instructor):
                 print(f"released {path}")
-        else:
+        elif args.command == "grade":
             from .grade import grade
 
             rows = grade(args.source, args.submissions, args.out, workers=args.workers,
                          cell_timeout=args.cell_timeout, timeout=args.timeout,
-                         memory_mb=args.memory_mb)
-            print(f"graded {len(rows)} submissions into {args.out}/grades.csv")
+                         memory_mb=args.memory_mb, only=args.only,
+                         unsafe_no_sandbox=args.unsafe_no_sandbox, progress=not args.no_progress)
+            print(grade.last_summary)
+            print(f"graded {len(rows)} submission(s) into {args.out}/grades.csv and summary.csv")
+        elif args.command == "autograder":
+            from .autograder import build
+
+            print(f"wrote {build(args.source, args.out, unsafe=args.unsafe_no_sandbox)}")
+        else:
+            from .autograder import run_autograder
+
+            result = run_autograder(args.root, args.source, unsafe=args.unsafe_no_sandbox)
+            print(f"score {result['score']}: {args.root}/results/results.json")
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

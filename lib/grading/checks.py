@@ -14,8 +14,10 @@ functions, so a public test behaves alike in the notebook and in the gradebook. 
 grader runs :func:`send_values` in the student's kernel and compares in its own process.
 """
 import ast
+import decimal
 import json
 import math
+import numbers
 import sys
 
 import numpy as np
@@ -23,6 +25,8 @@ import numpy as np
 #: MIME type of the answers that :func:`send_values` displays for the grader.
 MIME = "application/vnd.bayes-course.grading+json"
 MAX_ITEMS = 100_000  # larger answers are not graded (a guard against huge values)
+MAX_ANSWER = 2 * 2**20  # bytes of one encoded answer (each test's value on its own)
+STUB_MESSAGE = "exercise"  # the release's stub: raise NotImplementedError("exercise")
 
 
 class Approx:
@@ -56,32 +60,51 @@ def expected_value(expr):
 def encode(value, _depth=0, _count=None):
     """Turn ``value`` into JSON-able data: numbers, strings, lists and tagged dicts.
 
-    numpy arrays become nested lists, tuples become lists, numpy scalars Python
-    numbers; ``...`` (an unanswered question) becomes ``{"$type": "ellipsis"}``;
-    anything else (a function, an object) becomes ``{"$type": "object", ...}``, which
-    matches nothing.
+    Answers are taken as students write them: numpy arrays and anything array-like
+    (pandas Series and DataFrames, objects with ``__array__``) become nested lists of
+    their values, tuples become lists, numpy scalars, ``Fraction`` and ``Decimal`` become
+    Python numbers, sets sorted lists; ``...`` (an unanswered question) becomes
+    ``{"$type": "ellipsis"}``; anything else (a function, an object) becomes
+    ``{"$type": "object", ...}``, which matches nothing.
     """
     count = _count if _count is not None else [0]
     count[0] += 1
     if count[0] > MAX_ITEMS or _depth > 20:
-        raise ValueError("the answer is too large to grade")
+        raise ValueError(f"the answer is too large to grade (more than {MAX_ITEMS} items)")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, np.bool_):
         return bool(value)
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, numbers.Integral):
         return int(value)
-    if isinstance(value, (float, np.floating)):
+    if isinstance(value, (numbers.Real, decimal.Decimal)):
         return float(value)
     if value is Ellipsis:
         return {"$type": "ellipsis"}
     if isinstance(value, Approx):
         return {"$type": "approx", "value": encode(value.value, _depth + 1, count),
                 "rtol": float(value.rtol), "atol": float(value.atol)}
+    if not isinstance(value, (list, tuple, dict, set, frozenset, np.ndarray)) and (
+            hasattr(value, "__array__") or hasattr(value, "to_numpy")):
+        try:  # pandas objects, xarray, torch tensors: their values, as an array
+            value = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+        except Exception:  # noqa: BLE001 - a broken array-like is just an object
+            return {"$type": "object", "type": type(value).__name__}
     if isinstance(value, np.ndarray):
         if value.size > MAX_ITEMS:
-            raise ValueError("the answer is too large to grade")
-        value = value.tolist()
+            raise ValueError(f"the answer is too large to grade ({value.size} numbers, "
+                             f"more than {MAX_ITEMS})")
+        if value.dtype.kind not in "biuf":
+            return encode(value.tolist(), _depth, count)
+        value = value.tolist()  # numbers only: no per-item recursion needed
+        count[0] += int(np.size(value))
+        return value
+    if isinstance(value, (set, frozenset)):
+        items = [encode(v, _depth + 1, count) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=json.dumps)
     if isinstance(value, (list, tuple)):
         return [encode(v, _depth + 1, count) for v in value]
     if isinstance(value, dict):
@@ -89,6 +112,18 @@ def encode(value, _depth=0, _count=None):
                 "items": [[encode(k, _depth + 1, count), encode(v, _depth + 1, count)]
                           for k, v in value.items()]}
     return {"$type": "object", "type": type(value).__name__}
+
+
+def as_data(value):
+    """``value`` encoded and passed through JSON, as the grader receives it.
+
+    ``ValueError`` when the encoded answer is larger than :data:`MAX_ANSWER` bytes.
+    """
+    text = json.dumps(encode(value))
+    if len(text) > MAX_ANSWER:
+        raise ValueError(f"the answer is too large to grade ({len(text) / 2**20:.1f} MB "
+                         f"as data; the limit is {MAX_ANSWER / 2**20:g} MB per answer)")
+    return json.loads(text)
 
 
 def _numbers(x):
@@ -135,17 +170,22 @@ def compare(got, expected):
 def evaluate(expr, namespace):
     """Evaluate a student-side expression: ``{"value": data}`` or ``{"error": message}``.
 
-    Never raises (except ``KeyboardInterrupt``): an exception in the student's code, even
+    ``{"unanswered": name}`` when the expression uses a name still bound to ``...`` or
+    calls the release's stub (``NotImplementedError("exercise")``). Never raises
+    (except ``KeyboardInterrupt``): an exception in the student's code, even
     ``SystemExit``, becomes an error message.
     """
     try:
         for node in ast.walk(ast.parse(expr, mode="eval")):
             if isinstance(node, ast.Name) and namespace.get(node.id, None) is Ellipsis:
-                return {"value": {"$type": "ellipsis"}, "name": node.id}
-        value = eval(expr, namespace)  # noqa: S307 - the student's own namespace
-        return {"value": json.loads(json.dumps(encode(value)))}
+                return {"unanswered": node.id}
+        return {"value": as_data(eval(expr, namespace))}  # noqa: S307 - the student's namespace
     except KeyboardInterrupt:
         raise
+    except NotImplementedError as exc:
+        if exc.args == (STUB_MESSAGE,):
+            return {"unanswered": expr}
+        return {"error": f"NotImplementedError: {exc}"[:300]}
     except BaseException as exc:  # noqa: BLE001 - report every failure of student code
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
@@ -163,21 +203,64 @@ def short(data):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def judge(expr, result, expected):
-    """Outcome of one test: ``("passed" | "failed" | "error", message)``."""
-    if not isinstance(result, dict) or not ("value" in result or "error" in result):
+def judge(expr, result, expected, hint=None):
+    """Outcome of one test: ``("passed" | "failed" | "error" | "unanswered", message)``.
+
+    ``result`` is what :func:`evaluate` returned (possibly through the grader's pipe:
+    malformed data fails, it never crashes). The message of a failure ends with the
+    test's ``hint`` when it has one.
+    """
+    if not isinstance(result, dict) or not result.keys() & {"value", "error", "unanswered"}:
         return "error", f"`{expr}`: no answer received"
+    if "unanswered" in result:
+        return "unanswered", f"`{result['unanswered']}` is not answered yet"
     if "error" in result:
-        return "error", f"`{expr}` raised {result['error']}"
-    got = result["value"]
-    if isinstance(got, dict) and got.get("$type") == "ellipsis":
-        return "error", f"`{result.get('name', expr)}` is still `...`: not answered yet"
-    try:  # ``got`` came from student code: malformed data fails, never crashes the grader
-        if compare(got, expected):
-            return "passed", f"`{expr}` is right"
-        return "failed", f"`{expr}` gave {short(got)}, expected {short(expected)}"
-    except Exception:  # noqa: BLE001
-        return "failed", f"`{expr}` gave a value that cannot be compared"
+        status, message = "error", f"`{expr}` raised {result['error']}"
+    else:
+        got = result["value"]
+        try:
+            if compare(got, expected):
+                return "passed", f"`{expr}` is right"
+            status, message = "failed", f"`{expr}` gave {short(got)}, expected {short(expected)}"
+        except Exception:  # noqa: BLE001
+            status, message = "failed", f"`{expr}` gave a value that cannot be compared"
+    return status, f"{message}. Hint: {hint}" if hint else message
+
+
+def run_test(test, namespace):
+    """Run one test (``(answer, expected[, hint])`` sources) on ``namespace``, as check does."""
+    answer, expected, hint = (tuple(test) + (None,))[:3]
+    return judge(answer, evaluate(answer, namespace), expected_value(expected), hint)
+
+
+def same(value, expected):
+    """True when ``value`` (a Python value) matches the expected expression ``expected``.
+
+    The comparison of :func:`check <Checker>` and the grader: ``value`` is encoded as the
+    student's kernel encodes it, ``expected`` (a test's right side, source text) as the
+    course evaluates it. ``False`` when the value cannot be encoded (too large).
+    """
+    try:
+        got = as_data(value)
+    except ValueError:
+        return False
+    return compare(got, json.loads(json.dumps(expected_value(expected))))
+
+
+def hidden_summary(question, outcomes):
+    """What a student may learn of failed hidden tests: their hints, or how many failed.
+
+    ``outcomes``: ``(status, message, hint)`` per hidden test. Never the expected
+    values or the tests' expressions; only that an answer was too large, if so.
+    """
+    bad = [(message, hint) for status, message, hint in outcomes if status != "passed"]
+    if not bad:
+        return ""
+    hints = list(dict.fromkeys(h for _, h in bad if h))
+    text = f"{question}: {len(bad)} of {len(outcomes)} hidden tests failed"
+    if any("too large to grade" in m for m, _ in bad):
+        text += f" (an answer is too large to grade: at most {MAX_ANSWER >> 20} MB each)"
+    return text + (". Hints: " + " ".join(hints) if hints else "")
 
 
 def send_values(exprs, namespace):
@@ -197,7 +280,7 @@ class Checker:
     Created by the first cell of every released notebook from the public tests
     (plus the hidden ones in the instructor edition), e.g.
     ``check = Checker({"exercise": "01_x", "questions": {"q1": {"points": 2,
-    "tests": [["len(answer_q1)", "5"]]}}})``.
+    "tests": [["len(answer_q1)", "5", "hint text or None"]], "choices": None}}})``.
     """
 
     def __init__(self, spec):
@@ -208,6 +291,7 @@ class Checker:
     def __call__(self, name):
         """Run the tests of question ``name`` on the caller's variables; print a report.
 
+        An unanswered question (``...`` or the stub) prints one "not answered yet" line.
         Never raises because of the student's answer; an unknown ``name`` is a
         ``ValueError``. Writes no file.
         """
@@ -215,10 +299,16 @@ class Checker:
             raise ValueError(f"unknown question {name!r}: this notebook has "
                              f"{', '.join(self.questions)}")
         namespace = sys._getframe(1).f_globals
-        tests = self.questions[name]["tests"]
-        outcomes = [judge(expr, evaluate(expr, namespace), expected_value(exp))
-                    for expr, exp in tests]
+        question = self.questions[name]
+        tests = question["tests"]
+        outcomes = [run_test(test, namespace) for test in tests]
+        if any(status == "unanswered" for status, _ in outcomes):
+            print(f"{name}: not answered yet (replace the `...` or the "
+                  f"`raise NotImplementedError` with your answer, run that cell, then this one).")
+            return
         bad = list(dict.fromkeys(msg for status, msg in outcomes if status != "passed"))
+        if question.get("choices") and bad:
+            bad.append(f"the answer is one of {', '.join(map(repr, question['choices']))}")
         if not bad:
             print(f"{name}: all {len(tests)} {self.kind} passed.")
         else:

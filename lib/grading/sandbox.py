@@ -1,28 +1,25 @@
-"""The child process that runs one submission; started by :mod:`lib.grading.grade`.
+"""The child that runs one submission; started by :mod:`lib.grading.isolation`.
 
-Run as ``python -m lib.grading.sandbox`` in a temporary folder holding only the
-submitted notebook (normally under ``unshare``: no network, own mount and process
-namespaces). It reads a JSON job from stdin::
+Run as ``python -m lib.grading.sandbox`` inside the sandbox (bubblewrap: a fresh root
+holding only the interpreter, ``lib`` and the submission's private folder), with the
+submitted notebook in its working folder. It reads a JSON job from stdin::
 
     {"notebook": "alice.ipynb", "questions": {"q1": ["answer_q1", ...]},
-     "cell_timeout": 60, "memory_mb": 2048, "hide": ["/path/exercises", ...],
-     "user": [65534, 65534]}
+     "cell_timeout": 60, "memory_mb": 2048, "nproc": 256, "user": [uid, gid] or null}
 
-hides the ``hide`` folders (empty read-only tmpfs over each: only ever asked for inside
-a private mount namespace), drops to ``user`` and sets resource limits, runs every code
-cell on a fresh kernel (nbclient), then evaluates each question's test expressions in
-the kernel (:func:`lib.grading.checks.send_values`). It writes JSON lines to stdout,
-which the parent reads: ``{"cell": 3, "question": "q2", "status": "timeout",
-"message": ...}`` for a cell that failed, ``{"question": "q1", "status": "ok",
-"results": [...]}`` per question, and ``{"done": true}`` at the end. The values are
-data; the expected values are never here.
+sets resource limits, drops to ``user`` (when started as root), runs every code cell
+on a fresh kernel (nbclient), then evaluates each question's test expressions in the
+kernel (:func:`lib.grading.checks.send_values`). It reports JSON lines on the stdout
+it inherited (a pipe to the grader, never a named file): ``{"cell": 3, "question":
+"q2", "status": "timeout", "message": ...}`` once for a cell that failed,
+``{"question": "q1", "status": "ok", "results": [...]}`` per question, and
+``{"done": true}`` at the end. The values are data; the expected values are never here.
 """
+import ctypes
 import json
 import os
 import resource
-import subprocess
 import sys
-from pathlib import Path
 
 # jsonschema (under nbformat) optionally imports rfc3987_syntax, which takes seconds to
 # build a parser at import; notebooks need no IRI validation, so skip it.
@@ -36,7 +33,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 from .checks import MIME  # noqa: E402
 
 MAX_RESTARTS = 6
-NPROC = 1024  # processes (and threads) of the unprivileged user, across all workers
+PR_SET_DUMPABLE = 4
 
 
 class GiveUp(Exception):
@@ -46,24 +43,31 @@ class GiveUp(Exception):
 class Kernel:
     """A kernel that outlives its cells' failures.
 
-    A cell that times out or kills the kernel restarts it; the cells that ran fine
-    before are replayed on the new kernel, so later cells see the same variables.
+    A cell that times out or ends the kernel (``os._exit``, ``exit()``, a crash) is
+    reported once; the kernel is restarted and the cells that ran fine before are
+    replayed on it (never the cell that ended it), so later cells see the same
+    variables. A replayed cell that fails this time is dropped from the replay.
     """
 
     def __init__(self, timeout):
         self.timeout, self.done, self.restarts, self.client = timeout, [], 0, None
+        self.reply = None
         self._start()
 
     def _start(self):
         self.client = NotebookClient(nbformat.v4.new_notebook(), timeout=self.timeout,
                                      kernel_name="python3", allow_errors=True,
                                      resources={"metadata": {"path": os.getcwd()}})
+        self.client.on_cell_executed = self._executed
         self.client.km = self.client.create_kernel_manager()
-        # Unix sockets, not TCP: the network namespace has no usable loopback.
+        # Unix sockets, not TCP: the network namespace has only its own loopback.
         self.client.km.transport = "ipc"
         self.client.km.ip = os.path.join(os.environ.get("JUPYTER_RUNTIME_DIR", "."), "kernel")
         self.client.start_new_kernel()
         self.client.start_new_kernel_client()
+
+    def _executed(self, cell, cell_index, execute_reply):
+        self.reply = execute_reply
 
     def stop(self):
         """Kill the kernel (no graceful shutdown: its state is of no further use)."""
@@ -73,76 +77,71 @@ class Kernel:
         except Exception:  # noqa: BLE001 - a dead kernel may fail to shut down cleanly
             pass
 
-    def _restart(self):
-        self.restarts += 1
-        if self.restarts > MAX_RESTARTS:
-            raise GiveUp(f"gave up after {MAX_RESTARTS} kernel restarts")
-        self.stop()
-        self._start()
-        done, self.done = self.done, []
-        for source in done:
-            self.run(source)
-
-    def run(self, source):
-        """Run one cell: ``("ok", outputs)`` or ``("error" | "timeout" | "dead", message)``."""
+    def _execute(self, source):
+        """Run one cell: ``(status, outputs or message)``; status ok/error/timeout/dead/exit."""
         cell = nbformat.v4.new_code_cell(source)
-        self.client.nb.cells = [cell]
+        self.client.nb.cells, self.reply = [cell], None
         try:
             self.client.execute_cell(cell, 0)
         except CellTimeoutError:
-            self._restart()
             return "timeout", f"ran longer than {self.timeout:g} s"
         except DeadKernelError:
-            self._restart()
             return "dead", "the kernel died (os._exit, a crash or the memory limit)"
+        payload = ((self.reply or {}).get("content") or {}).get("payload") or []
+        if any(p.get("source") == "ask_exit" and not p.get("keepkernel") for p in payload):
+            return "exit", "the cell ended the kernel (exit() or quit()); it is not run again"
         outputs, cell.outputs = cell.outputs, []
         for out in outputs:
             if out.get("output_type") == "error":
                 return "error", f"{out.get('ename')}: {out.get('evalue')}"[:300]
-        self.done.append(source)
         return "ok", outputs
 
+    def _restart(self):
+        """A fresh kernel with the good cells replayed; a cell failing on replay is dropped."""
+        while True:
+            self.restarts += 1
+            if self.restarts > MAX_RESTARTS:
+                raise GiveUp(f"gave up after {MAX_RESTARTS} kernel restarts")
+            self.stop()
+            self._start()
+            for source in list(self.done):
+                status, _ = self._execute(source)
+                if status != "ok":
+                    self.done.remove(source)
+                    if status != "error":  # the kernel is gone again: start over without it
+                        break
+            else:
+                return
 
-def mount(*args):
-    """Run ``mount`` (inside the child's private mount namespace); True on success."""
-    return subprocess.run(["mount", *args], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, check=False).returncode == 0
-
-
-def expose(path, stage):
-    """Make ``path`` reachable by an unprivileged user (e.g. a Python under ``/root``).
-
-    The first ancestor that others may not enter is covered with a tmpfs holding only
-    the way down to ``path`` (bind-mounted from its original); the rest stays hidden.
-    """
-    path = Path(path).resolve()
-    closed = next((p for p in reversed([path, *path.parents]) if not os.stat(p).st_mode & 0o001), None)
-    if closed is None or closed == path:
-        return
-    rel = path.relative_to(closed)
-    if mount("--bind", str(closed), stage) and mount("-t", "tmpfs", "-o", "mode=755", "exposed", str(closed)):
-        (closed / rel).mkdir(parents=True, exist_ok=True)
-        mount("--bind", str(Path(stage) / rel), str(closed / rel))
-        subprocess.run(["umount", "-l", stage], check=False)
+    def run(self, source):
+        """Run one cell: ``("ok", outputs)`` or ``("error" | "timeout" | "dead" | "exit", message)``."""
+        status, result = self._execute(source)
+        if status in ("timeout", "dead", "exit"):
+            self._restart()
+        elif status == "ok":
+            self.done.append(source)
+        return status, result
 
 
 def confine(job):
-    """Hide folders, set resource limits and drop privileges, as the job says."""
-    for path in job.get("hide", []):
-        mount("-t", "tmpfs", "-o", "ro,size=4k,mode=000", "hidden", path)
-    if job.get("user") and os.geteuid() == 0:
-        for prefix in {sys.base_prefix, sys.prefix}:
-            expose(prefix, job["stage"])
+    """Set resource limits and drop privileges, as the job says."""
     limit = job["memory_mb"] * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20, 256 * 2**20))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    nproc = job.get("nproc", 256)
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     if job.get("user") and os.geteuid() == 0:
         uid, gid = job["user"]
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
-        resource.setrlimit(resource.RLIMIT_NPROC, (NPROC, NPROC))
+    os.makedirs(os.environ.get("JUPYTER_RUNTIME_DIR", "."), mode=0o700, exist_ok=True)
+    # Not dumpable: the student's kernel (same uid) cannot open /proc/<this>/fd.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def question_of(cell):
@@ -154,9 +153,9 @@ def question_of(cell):
 def main():
     """Run the job read from stdin; report JSON lines on the original stdout."""
     job = json.load(sys.stdin)
-    report = os.fdopen(os.dup(1), "w")  # the kernel inherits /dev/null, not this
+    report = os.fdopen(os.dup(1), "w")  # not inheritable: the kernel gets /dev/null
     devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
+    for fd in (0, 1):
         os.dup2(devnull, fd)
 
     def emit(**event):
@@ -166,6 +165,7 @@ def main():
     kernel = None
     try:
         confine(job)
+        os.dup2(devnull, 2)
         nb = nbformat.read(job["notebook"], as_version=4)
         kernel = Kernel(job["cell_timeout"])
         for i, cell in enumerate(nb.cells, start=1):

@@ -9,15 +9,20 @@ source notebook (MyST ``.md`` or ``.ipynb``):
   ``# BEGIN SOLUTION`` and ``# END SOLUTION`` become ``...`` (top level) or
   ``raise NotImplementedError("exercise")`` (indented, i.e. a function body);
 * a code cell starting ``# TESTS`` (public) or ``# HIDDEN TESTS`` holds one test per
-  statement, ``answer_expr == expected_expr`` (see :mod:`lib.grading.checks`).
+  statement, ``answer_expr == expected_expr`` (see :mod:`lib.grading.checks`),
+  optionally followed by ``  # hint: <text>`` (shown when the test fails);
+* the header may declare a multiple-choice question: ``choices: a, b, c, d``.
 """
 import ast
+import io
 import json
 import pprint
 import re
 import shutil
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 import jupytext
 import nbformat
@@ -29,16 +34,26 @@ BEGIN_SOLUTION, END_SOLUTION = "# BEGIN SOLUTION", "# END SOLUTION"
 PUBLIC_TESTS, HIDDEN_TESTS = "# TESTS", "# HIDDEN TESTS"
 SOLUTION_LINE = re.compile(r"^(\s*)([^=#]+?)\s*=\s*(.*?)\s*#\s*SOLUTION\s*$")
 STUB = 'raise NotImplementedError("exercise")'
+HINT = re.compile(r"#\s*hint:\s*(.*?)\s*$", re.IGNORECASE)
+
+
+class Test(NamedTuple):
+    """One test: ``answer == expected`` (both source text) and the author's hint (or None)."""
+
+    answer: str
+    expected: str
+    hint: Optional[str] = None
 
 
 @dataclass
 class Question:
-    """One graded question: its name, points and tests ``[(answer_expr, expected_expr)]``."""
+    """One graded question: its name, points, tests (:class:`Test`) and choices (or None)."""
 
     name: str
     points: float
     public: list = field(default_factory=list)
     hidden: list = field(default_factory=list)
+    choices: Optional[list] = None
 
     @property
     def tests(self):
@@ -93,7 +108,26 @@ def _parse_header(cell, where):
         raise ValueError(f"{where}: question {name} needs `points: <number>`") from None
     if not points > 0:
         raise ValueError(f"{where}: question {name} must be worth more than 0 points")
-    return Question(name, int(points) if points.is_integer() else points)
+    choices = None
+    if "choices" in meta:
+        choices = [c.strip() for c in meta["choices"].split(",")]
+        if len(choices) < 2 or not all(choices) or len(set(choices)) != len(choices):
+            raise ValueError(f"{where}: question {name}: `choices:` needs two or more distinct "
+                             f"options separated by commas, got {meta['choices']!r}")
+    return Question(name, int(points) if points.is_integer() else points, choices=choices)
+
+
+def _hints(body):
+    """``{line: hint}`` of the ``# hint:`` comments of a tests cell's body."""
+    hints = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(body).readline):
+            match = HINT.match(tok.string) if tok.type == tokenize.COMMENT else None
+            if match and match.group(1):
+                hints[tok.start[0]] = match.group(1)
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return hints
 
 
 def _parse_tests(cell, where):
@@ -102,7 +136,7 @@ def _parse_tests(cell, where):
         tree = ast.parse(body)
     except SyntaxError as exc:
         raise ValueError(f"{where}: test line {exc.lineno}: {exc.msg}") from None
-    tests = []
+    tests, hints = [], _hints(body)
     for stmt in tree.body:
         value = getattr(stmt, "value", None)
         if not (isinstance(stmt, ast.Expr) and isinstance(value, ast.Compare)
@@ -114,7 +148,7 @@ def _parse_tests(cell, where):
         except Exception as exc:
             raise ValueError(f"{where}: expected value {expected!r} of test line {stmt.lineno} "
                              f"cannot be evaluated: {type(exc).__name__}: {exc}") from None
-        tests.append((answer, expected))
+        tests.append(Test(answer, expected, hints.get(stmt.end_lineno)))
     if not tests:
         raise ValueError(f"{where}: a tests cell without tests")
     return tests
@@ -125,7 +159,7 @@ def parse(nb, name="exercise"):
 
     Malformed markers raise ``ValueError`` naming the cell (``cell 7``, 1-based).
     """
-    questions, current = {}, None
+    questions, current, solved = {}, None, []
     for i, cell in enumerate(nb.cells, start=1):
         first = _first_line(cell)
         where = f"{name}: cell {i} ({first[:40]!r})"
@@ -145,18 +179,42 @@ def parse(nb, name="exercise"):
             if not current.public or not current.hidden:
                 raise ValueError(f"{where}: question {current.name} needs a {PUBLIC_TESTS} "
                                  f"and a {HIDDEN_TESTS} cell")
-            current = None
+            _check_choices(current, solved, where)
+            current, solved = None, []
         elif first in (PUBLIC_TESTS, HIDDEN_TESTS):
             if not current:
                 raise ValueError(f"{where}: {first} outside a question")
             (current.public if first == PUBLIC_TESTS else current.hidden).extend(_parse_tests(cell, where))
         elif cell.cell_type == "code":
             strip_solutions(cell.source, where=where)  # validates the solution markers
+            solved += [m.group(3) for m in map(SOLUTION_LINE.match, cell.source.split("\n")) if m]
     if current:
         raise ValueError(f"{name}: question {current.name} has no {END_QUESTION}")
     if not questions:
         raise ValueError(f"{name}: no {BEGIN_QUESTION} cell")
     return Exercise(name, nb, questions)
+
+
+def _check_choices(question, solutions, where):
+    """A multiple-choice question's solution (literal ``# SOLUTION`` values and the tests'
+    expected strings) must be one of its ``choices``."""
+    if not question.choices:
+        return
+    found = []
+    for text in solutions + [t.expected for t in question.tests]:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, str):
+            found.append(value)
+    options = {c.lower() for c in question.choices}
+    wrong = [v for v in found if v.strip().lower() not in options]
+    if not found or wrong:
+        raise ValueError(f"{where}: question {question.name}: the solution "
+                         f"{wrong[0] if wrong else 'value'!r} is not one of its choices "
+                         f"{', '.join(question.choices)} (write `answer = \"x\"  # SOLUTION` "
+                         "with x one of them)")
 
 
 def strip_solutions(source, keep=False, where="cell"):
@@ -200,7 +258,8 @@ def release(exercise, instructor=False):
     ``metadata.grading.exercise``. The result has no outputs.
     """
     spec = {"exercise": exercise.name, "public_only": not instructor, "questions": {
-        q.name: {"points": q.points, "tests": [list(t) for t in (q.tests if instructor else q.public)]}
+        q.name: {"points": q.points, "choices": q.choices,
+                 "tests": [list(t) for t in (q.tests if instructor else q.public)]}
         for q in exercise.questions.values()}}
     setup = ("# Run this cell first. After answering a question, run check(\"q1\") to test "
              "your answer\n# (public tests only; the graders also run hidden tests). "

@@ -1,0 +1,405 @@
+"""The grader on hostile, broken and honest submissions, from a checkout of mode 0700.
+
+One batch of submissions (built from the released chapter 1 notebook) is graded with
+short limits on 2 workers by a copy of the course that lives in a folder of mode 0700
+(as in a container, where the checkout is under /root), then every question's score
+and status of every submission is checked, and the gradebook. Separate short runs
+check the regrade merge (--only), the refusal and the --unsafe-no-sandbox path.
+"""
+import csv
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grading_helpers import (ANSWERS, FULL, NAME, PREDICTIVE, ROOT, SOURCE, add_cell, answered,
+                             private_checkout, released, run_in)  # noqa: F401 - fixture
+from lib.grading import isolation
+from lib.grading.grade import GradingRefused, grade
+from lib.grading.isolation import Sandbox, SandboxUnavailable
+from lib.grading.source import read_source, release_all
+
+ZERO = {q: 0 for q in FULL}
+MARK = f"grader-test-{secrets.token_hex(4)}"  # names of files and sockets on the host
+SECRET = f"=SECRET-{secrets.token_hex(6)}"  # content of a root-only file
+HOST_SOCKET = f"/tmp/{MARK}.sock"
+
+CASES = {}  # entry name -> (maker(student, instructor) -> notebook | bytes | None, scores, statuses)
+
+
+def case(name, scores=None, statuses=None):
+    def register(make):
+        CASES[name] = (make, {**FULL, **(scores or {})}, statuses or {})
+        return make
+    return register
+
+
+def honest(s, i):
+    return answered(s)
+
+
+for name in ("correct.ipynb", "grades.csv.ipynb", "summary.csv.ipynb", "alice_smith.ipynb",
+             "@SUM(A1).ipynb", "submissions.ipynb"):
+    case(name)(honest)
+case("alice smith.ipynb", ZERO, {q: "failed" for q in FULL})(lambda s, i: answered(
+    s, q1="answer_q1 = prior", q3="answer_q3 = 3", q4='answer_q4 = "a"',
+    q2="def predictive(data, prior=prior):\n    return 0.5 if len(data) == 0 else 0.65"))
+case("blank.ipynb", ZERO, {q: "unanswered" for q in FULL})(lambda s, i: nbformat.read(s, as_version=4))
+case("raises.ipynb", {"q1": 0, "q2": 0}, {"q1": "error", "q2": "error"})(lambda s, i: answered(
+    s, q1="answer_q1 = 1 / 0", q2=PREDICTIVE.format(pre="raise ValueError('no')")))
+case("loop_top_level.ipynb", {"q3": 0}, {"q3": "timeout"})(lambda s, i: answered(
+    s, q3="import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"))
+case("loop_in_function.ipynb", {"q2": 0}, {"q2": "timeout"})(lambda s, i: answered(
+    s, q2=PREDICTIVE.format(pre="while len(data) > 1:\n        pass")))
+case("sys_exit.ipynb", {"q2": 0}, {"q1": "passed", "q2": "error"})(lambda s, i: answered(
+    s, q1=ANSWERS["q1"] + "\nimport sys\nsys.exit(0)", q2=PREDICTIVE.format(pre="import sys; sys.exit(3)")))
+case("os_exit_top_level.ipynb", {"q3": 0}, {"q3": "error"})(lambda s, i: answered(
+    s, q3="import os\nos._exit(1)"))
+case("os_exit_in_function.ipynb", {"q2": 0}, {"q2": "error"})(lambda s, i: answered(
+    s, q2=PREDICTIVE.format(pre="import os\n    if len(data) > 1: os._exit(0)")))
+# exit() ends the kernel after the cell: recorded once, not replayed, the rest graded
+case("exit_call.ipynb")(lambda s, i: add_cell(answered(s), "print('bye')\nexit()", "q2"))
+case("print_100mb.ipynb")(lambda s, i: add_cell(answered(s), 'print("x" * 100_000_000)', "q2"))
+case("huge_answer.ipynb", {"q1": 0}, {"q1": "error"})(lambda s, i: answered(
+    s, q1="answer_q1 = 'x' * 25_000_000"))
+case("too_much_memory.ipynb", {"q2": 0}, {"q2": "error"})(lambda s, i: add_cell(answered(
+    s, q2=PREDICTIVE.format(pre="big = np.ones((30_000, 30_000))")),
+    "try:\n    hog = bytearray(4 * 2**30)\nexcept MemoryError:\n    pass", "q1"))
+case("as_students_write.ipynb")(lambda s, i: answered(
+    s, q1="import pandas as pd\nanswer_q1 = pd.Series(prior * lime**3 / np.sum(prior * lime**3))",
+    q3="from fractions import Fraction\nanswer_q3 = Fraction(8, 2)",
+    q4='answer_q4 = np.str_("b")'))
+case("many_processes.ipynb")(lambda s, i: add_cell(answered(s), (
+    "import subprocess\nprocs = []\ntry:\n    for _ in range(300):\n"
+    "        procs.append(subprocess.Popen(['sleep', '4321']))\nexcept OSError:\n    pass"), "q1"))
+# a fork bomb that holds its processes for a while: submissions graded meanwhile (other
+# uids, own process limits) are not affected; then it cleans up and answers right
+case("fork_bomb.ipynb")(lambda s, i: add_cell(answered(s), (
+    "import os, time\npids = []\ntry:\n    while len(pids) < 5000:\n        pid = os.fork()\n"
+    "        if pid == 0:\n            time.sleep(30)\n            os._exit(0)\n        pids.append(pid)\n"
+    "except OSError:\n    pass\nbomb_size = len(pids)\ntime.sleep(6)\nfor pid in pids:\n"
+    "    os.kill(pid, 9)\n    os.waitpid(pid, 0)"), "q1"))
+case("monkeypatch.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: add_cell(answered(
+    s, q1="answer_q1 = [0.2] * 5"), (
+    "import math, numpy, lib.grading.checks\nnumpy.allclose = lambda *a, **k: True\n"
+    "numpy.isclose = lambda *a, **k: True\nmath.isclose = lambda *a, **k: True\n"
+    "lib.grading.checks.compare = lambda *a: True"), "q1"))
+# reads the checkout's tests, the exercise source, a solutions/ folder, another checkout,
+# the gradebook, other submissions and the grader's temporary folders
+case("read_files.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: answered(s, q1=(
+    "import glob, re\nanswer_q1 = [0.2] * 5\nfound = []\n"
+    "for root in @ROOTS@:\n"
+    "    for pattern in ('/tests/*.py', '/exercises/*/*.md', '/solutions/**/*.ipynb',\n"
+    "                    '/*.ipynb', '/*/*.ipynb', '/submissions/*/*.json', '/grading-*/**'):\n"
+    "        found += glob.glob(root + pattern, recursive=True)[:300]\n"
+    "for p in found:\n    try:\n        text = open(p, errors='ignore').read(5_000_000)\n"
+    "    except OSError:\n        continue\n"
+    "    m = re.search(r'answer_q1[^\\[]{0,80}approx\\((\\[[^\\]]*\\])', text)\n"
+    "    if m:\n        answer_q1 = eval(m.group(1))\n        break\n"
+    "    if 'prior * lime**3 / np.sum(prior * lime**3)' in text:\n"
+    "        answer_q1 = prior * lime**3 / np.sum(prior * lime**3)\n        break")))
+case("network.ipynb")(lambda s, i: answered(s, q4=(  # right only if the kernel sees no network device
+    "import socket\nanswer_q4 = 'b' if [n for _, n in socket.if_nameindex()] == ['lo'] else 'a'")))
+case("host_sockets.ipynb")(lambda s, i: answered(s, q4=(  # right only if no host socket answers
+    "import socket\nreached = []\n"
+    f"for addr in [{HOST_SOCKET!r}, '\\0{MARK}']:\n"
+    "    s = socket.socket(socket.AF_UNIX)\n    s.settimeout(2)\n    try:\n"
+    "        s.connect(addr)\n        reached.append(addr)\n    except OSError:\n        pass\n"
+    "answer_q4 = 'a' if reached else 'b'")))
+case("temp_files.ipynb")(lambda s, i: add_cell(answered(s), (
+    f"for d in ('/tmp', '/var/tmp', '/dev/shm'):\n    open(d + '/{MARK}', 'w').write('left behind')"), "q1"))
+case("write_output.ipynb")(lambda s, i: add_cell(answered(s), (
+    "import pathlib\nfor name in ['grades.csv', 'evil.txt', 'submissions/correct/results.json']:\n"
+    "    try:\n        pathlib.Path('@OUT@', name).write_text('{\"score\": 1000}')\n"
+    "    except OSError:\n        pass"), "q1"))
+case("delete_files.ipynb")(lambda s, i: add_cell(answered(s), (
+    "import os, shutil\nfor f in os.listdir('.'):\n    os.remove(f)\n"
+    "shutil.rmtree(os.environ['JUPYTER_RUNTIME_DIR'], ignore_errors=True)"), "q3"))
+case("missing_cell.ipynb", {"q2": 0}, {"q2": "error"})(lambda s, i: nbformat.from_dict({
+    **answered(s), "cells": [c for c in answered(s).cells if not c.source.startswith("def predictive")]}))
+case("other_exercise.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: nbformat.from_dict({
+    **answered(s), "metadata": {"grading": {"exercise": "02_estimation"}}}))
+case("not_json.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: b"{this is not json")
+case("=1+1.txt", ZERO, {q: "error" for q in FULL})(lambda s, i: b"my answers")
+# entries that are not regular files: never read, each still a row
+case("linked.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: ("symlink", i))
+case("secret.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: ("symlink", "@SECRETFILE@"))
+case("fifo.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: ("fifo", None))
+# folders: one notebook inside (checkpoints and hidden files ignored); a link is not read
+case("folder")(lambda s, i: ("folder", answered(s)))
+case("Alice_Smith", ZERO, {q: "unanswered" for q in FULL})(lambda s, i: ("folder", nbformat.read(s, as_version=4)))
+case("folder_link", ZERO, {q: "error" for q in FULL})(lambda s, i: ("folder_link", i))
+
+SANDBOXED_ONLY = set(CASES)  # every case runs in the sandbox here (it is required)
+
+
+def _write(subs, name, made, student):
+    path = subs / name
+    if isinstance(made, tuple):
+        kind, arg = made
+        if kind == "symlink":
+            path.symlink_to(arg)
+        elif kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "folder":
+            path.mkdir()
+            nbformat.write(arg, path / "homework.ipynb")
+            (path / ".ipynb_checkpoints").mkdir()
+            shutil.copy(student, path / ".ipynb_checkpoints" / "homework-checkpoint.ipynb")
+            (path / ".hidden.ipynb").write_bytes(student.read_bytes())
+        elif kind == "folder_link":
+            path.mkdir()
+            (path / "homework.ipynb").symlink_to(arg)
+        return
+    path.write_bytes(made if isinstance(made, bytes) else nbformat.writes(made).encode())
+
+
+def _host_sockets():
+    """A unix socket on the host's /tmp and an abstract one, accepting forever."""
+    servers = []
+    for addr in (HOST_SOCKET, f"\0{MARK}"):
+        srv = socket.socket(socket.AF_UNIX)
+        srv.bind(addr)
+        srv.listen(8)
+        servers.append(srv)
+        threading.Thread(target=lambda s=srv: [c.close() for c, _ in iter(s.accept, None)],
+                         daemon=True).start()
+    return servers
+
+
+DRIVER = """
+import json, sys
+from lib.grading.grade import grade
+results = grade(sys.argv[1], sys.argv[2], sys.argv[3], workers=2, cell_timeout=8, timeout=90,
+                memory_mb=1536)
+json.dump(results, open(sys.argv[4], "w"))
+"""
+
+
+@pytest.fixture(scope="module")
+def batch(released, tmp_path_factory):
+    """Grade every case in one batch from a private (0700) copy of the course."""
+    student, instructor = released
+    work = tmp_path_factory.mktemp("private")
+    checkout = private_checkout(work)
+    solutions = release_all(checkout / "exercises" / NAME, checkout / "solutions", instructor=True)[0]
+    secret_file = work / "root-only.txt"
+    secret_file.write_text(SECRET + " do not show\n")
+    os.chmod(secret_file, 0o600)
+    subs, out = work / "submissions", work / "graded"
+    subs.mkdir()
+    (subs / ".DS_Store").write_text("ignored")
+    roots = [str(checkout), str(ROOT), "/work/main", str(subs), str(out), "/tmp", str(work),
+             str(Path(solutions).parent)]
+    for name, (make, _, _) in CASES.items():
+        made = make(student, solutions)
+        if isinstance(made, tuple) and made[1] == "@SECRETFILE@":
+            made = (made[0], secret_file)
+        if not isinstance(made, (bytes, tuple)):
+            made = nbformat.writes(made).replace("@OUT@", str(out)).replace("@ROOTS@", repr(roots))
+            made = nbformat.reads(made, as_version=4)
+        _write(subs, name, made, student)
+    # the files the read_files case looks for exist and would give the answer away
+    assert "prior * lime**3 / np.sum(prior * lime**3)" in (checkout / "tests" / "grading_helpers.py").read_text()
+    assert re.search(r"answer_q1[^\[]{0,80}approx\((\[[^\]]*\])", Path(solutions).read_text())
+    servers = _host_sockets()
+    try:
+        proc = run_in(checkout, DRIVER, checkout / "exercises" / NAME, subs, out, work / "results.json")
+    finally:
+        for srv in servers:
+            srv.close()
+        os.unlink(HOST_SOCKET)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads((work / "results.json").read_text())
+    return {"checkout": checkout, "subs": subs, "out": out, "stderr": proc.stderr,
+            "results": {r["path"].split("/")[0]: r for r in results}}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_submission_gets_the_right_score(batch, name):
+    _, scores, statuses = CASES[name]
+    result = batch["results"][name]
+    got = {t["name"]: t["score"] for t in result["tests"]}
+    assert got == scores, result
+    for q, status in statuses.items():
+        assert next(t for t in result["tests"] if t["name"] == q)["status"] == status, result
+    for t in result["tests"]:
+        assert (t["status"] == "passed") == (t["score"] == t["max_score"])
+    feedback = (batch["out"] / "submissions" / result["id"] / "feedback.txt").read_text()
+    assert f"Total: {sum(scores.values())}/8" in feedback
+
+
+def test_the_notes_say_why(batch):
+    results = batch["results"]
+    assert results["linked.ipynb"]["output"] == "linked.ipynb is a symbolic link: not read (submit the notebook file itself)"
+    assert "a FIFO" in results["fifo.ipynb"]["output"]
+    assert "holds 0 notebooks (1 more not read" in results["folder_link"]["output"]
+    assert results["folder"]["path"] == "folder/homework.ipynb"
+    assert "not a valid notebook" in results["not_json.ipynb"]["output"]
+    assert "exercise 02_estimation" in results["other_exercise.ipynb"]["output"]
+    assert "not a notebook" in results["=1+1.txt"]["output"]
+    exit_note = results["exit_call.ipynb"]["output"]
+    assert exit_note.count("ended the kernel (exit() or quit())") == 1, exit_note
+    assert "too large to grade" in results["huge_answer.ipynb"]["tests"][0]["output"]
+    assert results["blank.ipynb"]["tests"][1]["output"] == "not answered yet"
+
+
+def test_ids_are_unique_stable_and_cannot_collide_with_the_gradebook(batch):
+    results = batch["results"]
+    ids = [r["id"] for r in results.values()]
+    assert len({i.lower() for i in ids}) == len(ids) == len(CASES)
+    assert results["correct.ipynb"]["id"] == "correct"
+    assert results["grades.csv.ipynb"]["id"] == "grades.csv"
+    for name in ("alice smith.ipynb", "alice_smith.ipynb", "Alice_Smith"):  # sanitise alike
+        assert results[name]["id"].startswith("alice_smith-") or results[name]["id"].startswith("Alice_Smith-")
+    out = batch["out"]
+    assert sorted(p.name for p in out.iterdir()) == ["grades.csv", "submissions", "summary.csv"]
+    assert sorted(p.name for p in (out / "submissions").iterdir()) == sorted(ids)
+
+
+def test_gradebook(batch):
+    out = batch["out"]
+    text = (out / "grades.csv").read_text()
+    assert not text.startswith("#")  # graded in the sandbox: no warning
+    rows = list(csv.reader(text.splitlines()))
+    assert rows[0] == ["id", "path", "q1", "q2", "q3", "q4", "total", "note"]
+    assert len(rows) == 1 + len(CASES)
+    by_path = {row[1].lstrip("'"): row for row in rows[1:]}
+    assert by_path["correct.ipynb"][:7] == ["correct", "correct.ipynb", "2", "3", "2", "1", "8"]
+    assert by_path["alice_smith.ipynb"][6] == "8" and by_path["alice smith.ipynb"][6] == "0"
+    for row in rows:  # nothing a spreadsheet would run as a formula
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@")), row
+    assert by_path["=1+1.txt"][1] == "'=1+1.txt" and by_path["=1+1.txt"][7].startswith("'=1+1.txt")
+    assert by_path["@SUM(A1).ipynb"][1] == "'@SUM(A1).ipynb"
+    assert not (out / "evil.txt").exists() and not list(out.glob(".*"))
+    summary = list(csv.reader((out / "summary.csv").read_text().splitlines()))
+    assert summary[0] == ["kind", "name", "max_score", "mean", "count"]
+    totals = [int(row[6]) for row in rows[1:]]
+    assert ["total", "total", "8", str(round(sum(totals) / len(totals), 4)), str(len(totals))] in summary
+    q1 = [int(row[2]) for row in rows[1:]]
+    assert ["question", "q1", "2", str(round(sum(q1) / len(q1), 4)), str(len(q1))] in summary
+    histogram = {row[1]: int(row[4]) for row in summary if row[0] == "histogram"}
+    assert histogram == {str(k): totals.count(k) for k in range(9)}
+    correct = json.loads((out / "submissions" / "correct" / "results.json").read_text())
+    assert set(correct) <= {"score", "output", "tests"} and correct["score"] == 8
+    for t in correct["tests"]:
+        assert set(t) == {"name", "score", "max_score", "output", "visibility", "status"}
+        assert t["status"] == "passed" and t["visibility"] == "visible"
+
+
+def test_nothing_secret_reaches_any_output(batch):
+    exercise = read_source(SOURCE)
+    hidden = [t.expected for q in exercise.questions.values() for t in q.hidden if len(t.expected) > 4]
+    for path in [*batch["out"].rglob("*"), Path(batch["out"] / "grades.csv")]:
+        if path.is_file():
+            text = path.read_text()
+            assert SECRET not in text and "SECRET-" not in text, path
+            for expected in hidden:
+                assert expected not in text, (path, expected)
+    assert SECRET not in batch["stderr"]
+
+
+def test_nothing_outlives_its_submission(batch):
+    for d in ("/tmp", "/var/tmp", "/dev/shm"):
+        assert not os.path.exists(f"{d}/{MARK}")
+    assert not list(Path("/tmp").glob("grading-*/home"))
+    leftover = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"sleep\x004321" in cmd:
+            leftover.append(pid)
+    assert not leftover
+
+
+def test_regrade_one_submission_merges_into_the_gradebook(batch, released):
+    subs, out = batch["subs"], batch["out"]
+    before = {row[0]: row for row in csv.reader((out / "grades.csv").read_text().splitlines())}
+    nbformat.write(answered(released[0]), subs / "alice smith.ipynb")  # fixed after a complaint
+    sid = batch["results"]["alice smith.ipynb"]["id"]
+    proc = run_in(batch["checkout"], "import sys; from lib.grading.__main__ import main; sys.exit(main())",
+                  "grade", "--source", batch["checkout"] / "exercises" / NAME, "--submissions", subs,
+                  "--out", out, "--only", sid, "--no-progress")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "histogram of totals" in proc.stdout and "mean" in proc.stdout
+    after = {row[0]: row for row in csv.reader((out / "grades.csv").read_text().splitlines())}
+    assert after[sid][2:7] == ["2", "3", "2", "1", "8"] and before[sid][6] == "0"
+    assert {k: v for k, v in after.items() if k != sid} == {k: v for k, v in before.items() if k != sid}
+    with pytest.raises(ValueError, match="--only 'nobody': no such submission"):
+        grade(batch["checkout"] / "exercises" / NAME, subs, out, only="nobody")
+
+
+# --- refusal and the unsafe mode -----------------------------------------------------------
+
+def test_no_bubblewrap_refuses_and_names_the_fix(monkeypatch):
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: None)
+    with pytest.raises(SandboxUnavailable, match="bubblewrap .* not installed.*apt-get install bubblewrap.*--unsafe-no-sandbox"):
+        Sandbox(2)
+
+
+def test_a_sandbox_that_cannot_start_refuses(monkeypatch, tmp_path):
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: "/bin/false")
+    with pytest.raises(SandboxUnavailable, match="bwrap failed to start Python as root.*Fix:"):
+        Sandbox(2)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    with pytest.raises(SandboxUnavailable):
+        grade(SOURCE, subs, tmp_path / "out")
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_a_solution_without_full_marks_refuses_to_grade(released, tmp_path):
+    broken = tmp_path / NAME
+    broken.mkdir()
+    text = (SOURCE / f"{NAME}.md").read_text()
+    assert "answer_q3 = 4  # SOLUTION" in text
+    (broken / f"{NAME}.md").write_text(text.replace("answer_q3 = 4  # SOLUTION", "answer_q3 = 5  # SOLUTION"))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(answered(released[0]), subs / "honest.ipynb")
+    with pytest.raises(GradingRefused, match=r"instructor solution of 01_bayesian_learning scores 6/8.*q3: failed"):
+        grade(broken, subs, tmp_path / "out", workers=1)
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_unsafe_mode_says_so_and_still_grades_with_limits(released, tmp_path, monkeypatch, capfd):
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: None)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(answered(released[0]), subs / "honest.ipynb")
+    nbformat.write(add_cell(answered(released[0]), "while True:\n    pass", "q1"), subs / "slow.ipynb")
+    results = grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=60, timeout=10,
+                    unsafe_no_sandbox=True)
+    assert "WARNING: graded WITHOUT a sandbox" in capfd.readouterr().err
+    text = (tmp_path / "out" / "grades.csv").read_text()
+    assert text.startswith("# WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox: bubblewrap")
+    by_id = {r["id"]: r for r in results}
+    assert by_id["honest"]["score"] == 8
+    assert by_id["slow"]["score"] == 0 and "stopped after 10 s" in by_id["slow"]["output"]
+    assert {t["status"] for t in by_id["slow"]["tests"]} == {"timeout"}
+
+
+def test_the_probe_runs_as_a_normal_user_where_possible():
+    """As a non-root user bubblewrap uses a user namespace (skipped when that user cannot
+    reach this Python, e.g. one under /root)."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root to switch to another user")
+    nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+    for path in (os.path.realpath(sys.executable), sys.base_prefix, sys.prefix, str(ROOT / "lib")):
+        if subprocess.run(nobody + ["/usr/bin/test", "-r", path]).returncode:
+            pytest.skip(f"{path} is not reachable by an unprivileged user")
+    probe = subprocess.run(nobody + [sys.executable, "-c", "import lib.grading.isolation as i; i.Sandbox(1); print('ok')"],
+                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert probe.stdout.strip() == "ok", probe.stderr[-2000:]
