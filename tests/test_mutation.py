@@ -259,6 +259,17 @@ def test_tests_catch_perturbed_answers(name):
 
 
 @pytest.mark.parametrize("name", SETS)
+def test_questions_are_graded_independently(name):
+    """No test uses another question's graded answer: a wrong q2 must not cost q5's points."""
+    questions, _, answers, _ = solved(name)
+    for q, question in questions.items():
+        others = {target for p, targets in answers.items() if p != q for _, target in targets}
+        used = {node.id for t in question.tests
+                for node in ast.walk(ast.parse(t[0], mode="eval")) if isinstance(node, ast.Name)}
+        assert not used & others, f"{name} {q}: tests use {sorted(used & others)} of other questions"
+
+
+@pytest.mark.parametrize("name", SETS)
 def test_every_question_has_a_hint_on_each_test_line(name):
     """Every test line of the source ends with ``# hint: ...`` (shown when it fails)."""
     text = (ROOT / "exercises" / name / f"{name}.md").read_text()
