@@ -76,6 +76,7 @@ def private_checkout(tmp):
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("lib", "exercises", "tests"):
         shutil.copytree(ROOT / name, copy / name, ignore=ignore)
+    shutil.copytree(SOURCE, copy / "exercises" / NAME, dirs_exist_ok=True)  # the frozen set 01
     shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")
     return copy
 
