@@ -13,6 +13,11 @@
   its text below legibility.
 - Drops the ipywidgets state script: no page shows a widget, so none needs it (the
   widget manager JavaScript itself is switched off by ``nb_ipywidgets_js: {}``).
+- Page weight and JavaScript errors: includes each script once (sphinx-thebe's
+  settings script came twice, a "THEBE_JS_URL has already been declared" error on every
+  page), and removes pydata-sphinx-theme's ``fontawesome.js`` (1.5 MB, 0.54 MB gzip):
+  it only turns the icons into SVG, and the theme's CSS already draws the same icons with
+  the Font Awesome web fonts.
 """
 import base64
 import hashlib
@@ -89,11 +94,31 @@ def _move_frames(app, pagename, templatename, context, doctree):
         context["body"] = FRAME.sub(write, body)
     scripts = context.get("script_files")
     if scripts:
-        context["script_files"] = [s for s in scripts if "widget-state" not in
-                                   str(getattr(s, "attributes", {}).get("type", ""))]
+        kept, seen = [], set()
+        for script in scripts:
+            attributes = getattr(script, "attributes", {})
+            key = (str(getattr(script, "filename", script) or ""), str(attributes.get("body", "")))
+            if "widget-state" in str(attributes.get("type", "")) or key in seen:
+                continue
+            seen.add(key)
+            kept.append(script)
+        scripts[:] = kept  # the builder's own list (the template reads it)
+
+
+FONTAWESOME_JS = re.compile(r'[ \t]*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\n?')
+
+
+def _drop_fontawesome_js(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if "fontawesome.js" in text:
+            page.write_text(FONTAWESOME_JS.sub("", text), encoding="utf-8")
 
 
 def setup(app):
     os.environ[STATIC_ENV] = "1"
-    app.connect("html-page-context", _move_frames)
+    app.connect("html-page-context", _move_frames, priority=900)  # after the themes and thebe
+    app.connect("build-finished", _drop_fontawesome_js)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -151,7 +151,9 @@ def main():
         "settings and then one control moved per call; the share spent inside matplotlib "
         "is sampled from the call stack (every 0.5 ms, 3 calls at the default settings). "
         "Chapter time: the sum of the chapter's own cells (nbclient timestamps).", "", *book_tables(), ""]
-    (HERE / "results.md").write_text("\n".join(text))
+    previous = (HERE / "results.md").read_text() if (HERE / "results.md").exists() else ""
+    kept = previous.find("\n## The website")  # sections written by benchmarks/page_weight.py & co
+    (HERE / "results.md").write_text("\n".join(text) + (previous[kept:] if kept >= 0 else ""))
     print(f"wrote {HERE / 'results.md'}")
 
 

@@ -9,7 +9,8 @@ settings, told apart by :func:`static_build`:
   ipywidgets controls; each change redraws the image in place. A redraw runs while the
   kernel is busy, so the front-end holds back further slider values and then sends only
   the latest one (ipywidgets' message throttling): a drag never queues up redraws.
-  Controls whose redraw is slow (over ``SLOW_S`` seconds) update on release only.
+  A redraw keeps the first image's size and box (one render, 1x PNG); when the first
+  draw took over ``SLOW_S`` seconds, sliders update on release only.
 - **static build** (the website: the environment variable ``BAYES_COURSE_STATIC=1``,
   set by the site's Sphinx extension ``_ext/static_frames.py`` for the kernels the book
   build starts): the figure is also rendered for a curated set of control values
@@ -40,7 +41,7 @@ __all__ = ["interactive_figure", "static_build", "STATIC_ENV", "FRAME_BUDGET", "
 STATIC_ENV = "BAYES_COURSE_STATIC"
 FRAME_BUDGET = 48   # frames per figure on the website (each ~30-60 KB, ~0.2 s to draw)
 SWEEP_FRAMES = 21   # values of the main control when ``frames`` does not list them
-SLOW_S = 0.6        # a redraw slower than this: sliders update on release only
+SLOW_S = 1.0        # first draw (about 3 renders) slower than this: sliders update on release
 
 
 def static_build():
@@ -295,10 +296,12 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
             if hasattr(control, "continuous_update"):
                 control.continuous_update = False
     handle = display(first, display_id=True)
+    info = png_info(first.data)  # redraws keep the first image's size and box: one draw each
+    size, bbox = info["lib.size_in"], info["lib.bbox_in"]
 
     def redraw(change):
         values = {name: c.value for name, c in controls.items()}
-        handle.update(_PNG(*_draw(plot, values, fixed, fast=True), values))
+        handle.update(_PNG(*_draw(plot, values, fixed, fast=True, size=size, bbox=bbox), values))
 
     for control in controls.values():
         control.observe(redraw, names="value")
