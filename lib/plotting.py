@@ -67,6 +67,8 @@ def _fit_for_column(fig, size=None):
     for text in fig.findobj(Text):  # tick labels given explicitly exist already
         if text.get_fontsize() < MIN_FONT_PT:
             text.set_fontsize(MIN_FONT_PT)
+    if size is None:
+        size = getattr(fig, "_lib_fitted_size", None)  # shown before: keep that size
     if size is not None:
         fig.set_size_inches(size)
         return
@@ -79,6 +81,7 @@ def _fit_for_column(fig, size=None):
         new = max(width - (drawn - limit), 0.6 * width, 0.5 * limit)
         # narrower, and a little less tall so that panels keep a sensible shape
         fig.set_size_inches(new, height * (new / width) ** 0.35)
+    fig._lib_fitted_size = tuple(fig.get_size_inches())
 
 
 def png_info(data):
@@ -148,6 +151,10 @@ def _register_png_formatter():
     if shell is None:
         return
     formatter = shell.display_formatter.formatters["image/png"]
+    try:  # let the inline backend install its formatter now, so that ours replaces it
+        import matplotlib_inline.backend_inline  # noqa: F401
+    except ImportError:  # pragma: no cover - ipykernel ships it
+        pass
 
     def ensure(*_):
         if formatter.type_printers.get(Figure) is not figure_image:

@@ -156,6 +156,7 @@ def test_figure_png_is_sharp_legible_and_column_wide():
     assert info["lib.pixel_ratio"] == PIXEL_RATIO and abs(image.width - PIXEL_RATIO * info["lib.css_width"]) <= 1
     assert info["lib.min_font_pt"] == MIN_FONT_PT == min(t.get_fontsize() for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and a.get_text()))
     assert fig.get_size_inches()[0] < 12  # narrowed towards the column
+    assert Image.open(io.BytesIO(figure_png(fig))).size == image.size  # shown twice: same size
     assert image.mode == "P"  # 256 colours
     # a figure that fits is not narrowed, and its text at 9 CSS px fits a phone column
     small = new_figure((4, 3))
