@@ -87,13 +87,13 @@ def write_section(rows):
              f"Budget: {BUDGET_BYTES / 1e6:.1f} MB and {BUDGET_REQUESTS} requests per chapter page "
              "(checked by tests/browser/test_site.py). Before this work (issue 15): 51-62 requests, "
              "8.4-9.0 MB uncompressed per chapter page.", "",
-             "| chapter | requests | transferred (gzip) | uncompressed | largest items (gzip) | met? |",
-             "|---|---|---|---|---|---|"]
-    for name, weight in rows:
+             "| chapter | requests | transferred (gzip) | uncompressed | largest items (gzip) | JavaScript errors | met? |",
+             "|---|---|---|---|---|---|---|"]
+    for name, weight, errors in rows:
         big = ", ".join(f"{Path(url.split('?')[0]).name} {size / 1e3:.0f} kB" for url, _, _, size in weight.largest(3))
         ok = weight.gzip_bytes <= BUDGET_BYTES and len(weight.items) <= BUDGET_REQUESTS
         lines.append(f"| {name} | {len(weight.items)} | {weight.gzip_bytes / 1e6:.2f} MB | "
-                     f"{weight.raw_bytes / 1e6:.2f} MB | {big} | {'yes' if ok else 'no'} |")
+                     f"{weight.raw_bytes / 1e6:.2f} MB | {big} | {len(errors)} | {'yes' if ok else 'no'} |")
     lines.append("")
     start = text.find(SECTION)
     if start >= 0:
@@ -124,7 +124,7 @@ def main():
         for chapter in sorted((ROOT / "chapters").glob("*.md")):
             start = time.perf_counter()
             weight, recorder = measure(browser, site_url, f"chapters/{chapter.stem}.html")
-            rows.append((chapter.stem, weight))
+            rows.append((chapter.stem, weight, recorder.errors))
             print(f"{chapter.stem}: {len(weight.items)} requests, {weight.gzip_bytes / 1e6:.2f} MB gzip "
                   f"({weight.raw_bytes / 1e6:.2f} MB raw), blocked {len(recorder.blocked)}, "
                   f"errors {recorder.errors} [{time.perf_counter() - start:.1f} s]")
