@@ -44,16 +44,16 @@ BEFORE = """\
 import lib.widgets as _bench_widgets
 _bench_calls = []
 _bench_original = _bench_widgets.interactive_figure
-def _bench_interactive_figure(plot, controls, **fixed):
+def _bench_interactive_figure(plot, controls, frames=None, **fixed):
     _bench_calls.append((plot, controls, fixed))
-    return _bench_original(plot, controls, **fixed)
+    return _bench_original(plot, controls, frames=frames, **fixed)
 _bench_widgets.interactive_figure = _bench_interactive_figure
 """
 
 AFTER = """\
 import json as _json, statistics as _st, time as _time
 import numpy as _np, ipywidgets as _ipw, matplotlib.pyplot as _plt
-from lib.widgets import figure_png as _figure_png
+from lib.plotting import figure_png as _figure_png
 import sys as _sys
 _sys.path.insert(0, %(here)r)
 from book_speed import matplotlib_share

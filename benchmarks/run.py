@@ -170,7 +170,9 @@ def main():
         "benchmarks/bench_grading.py: 50 honest submissions of the chapter 1 set graded "
         "in the sandbox with 2 workers, the whole `grade` call (probe and self-test "
         "included).", "", *grading_table(), ""]
-    (HERE / "results.md").write_text("\n".join(text))
+    previous = (HERE / "results.md").read_text() if (HERE / "results.md").exists() else ""
+    kept = previous.find("\n## The website")  # sections written by benchmarks/page_weight.py & co
+    (HERE / "results.md").write_text("\n".join(text) + (previous[kept:] if kept >= 0 else ""))
     print(f"wrote {HERE / 'results.md'}")
 
 

@@ -51,7 +51,7 @@ def build(book, *extra):
 
 
 def mini_book(tmp_path, cell):
-    for item in ["_config.yml", "references.bib", "logo.svg", "lib"]:
+    for item in ["_config.yml", "references.bib", "logo.svg", "lib", "_ext", "_static"]:
         (tmp_path / item).symlink_to(ROOT / item)
     (tmp_path / "chapters").mkdir()
     header = (ROOT / "chapters" / "01_bayesian_learning.md").read_text().split("---", 2)[1]

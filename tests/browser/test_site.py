@@ -1,27 +1,37 @@
-"""The built website in Chromium: links, maths, figures, widget snapshots, search.
+"""The built website in Chromium: links, maths, figures, explorers, phones, weight, search.
 
 Screenshots of every chapter are saved under `_build/screenshots/`.
 """
 import html.parser
+import io
+import json
 import re
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from PIL import Image
 
 from conftest import ROOT, SITE
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from page_weight import BUDGET_BYTES, BUDGET_REQUESTS, measure  # noqa: E402
+
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
+EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if p.is_dir()) if (ROOT / "exercises").is_dir() else []
+PAGES = [f"chapters/{c}.html" for c in CHAPTERS] + [f"_generated/exercises/{e}/{e}.html" for e in EXERCISES]
 SHOTS = ROOT / "_build" / "screenshots"
 RAW_TEX = re.compile(r"\\(frac|sum|prod|mathbf|mathrm|left|right|begin|argmax|argmin|given|sqrt|log)\b|\$\$")
+PHONE = {"width": 390, "height": 844}
+MIN_TEXT_CSS_PX = 9.0
+# the cell before the explorer's cell holds the figure (class "cell" exactly, not "cell_output")
+_CELL = "div[contains(concat(' ', normalize-space(@class), ' '), ' cell ')]"
+FIGURE_CELL = f"xpath=ancestor::{_CELL}[1]/preceding-sibling::{_CELL}[1]"
 # Known, harmless JavaScript errors (each with its reason).
 KNOWN_ERRORS = [
     # sphinx-book-theme includes sphinx-thebe's loader script twice on every page.
     "Identifier 'THEBE_JS_URL' has already been declared",
-    # The widget manager (html-manager 1.0.6) typesets widget labels through the MathJax 2
-    # API (MathJax.Hub.Queue); the book loads MathJax 3, which has no Hub. Labels without
-    # maths (all of ours) are unaffected.
-    "Cannot read properties of undefined (reading 'Queue')",
 ]
 
 
@@ -38,7 +48,7 @@ class Refs(html.parser.HTMLParser):
         attrs = dict(attrs)
         if "id" in attrs:
             self.ids.add(attrs["id"])
-        for key in ("href", "src"):
+        for key in ("href", "src", "data-src"):
             if attrs.get(key) and not (tag == "link" and attrs.get("rel") in ("preconnect", "dns-prefetch")):
                 self.refs.append(attrs[key])
 
@@ -47,6 +57,22 @@ def parse(path):
     parser = Refs()
     parser.feed(path.read_text(encoding="utf-8"))
     return parser
+
+
+def png_info(data):
+    """The `lib.*` text chunks that lib.plotting.figure_png writes into every figure."""
+    return {k: json.loads(v) for k, v in Image.open(io.BytesIO(data)).text.items() if k.startswith("lib.")}
+
+
+def fetch(page, url):
+    response = page.request.get(url)
+    assert response.ok, f"{url}: HTTP {response.status}"
+    return response.body()
+
+
+def typeset(page):
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise")
 
 
 def test_no_broken_internal_links_or_images():
@@ -73,8 +99,7 @@ def test_no_broken_internal_links_or_images():
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_renders_in_chromium(open_page, chapter):
     page, recorder = open_page(f"chapters/{chapter}.html")
-    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-    page.evaluate("() => MathJax.startup.promise")
+    typeset(page)
     main = page.locator("main")
     # maths: typeset, no TeX source left in the text a reader sees
     assert page.locator("main mjx-container").count() > 0
@@ -91,10 +116,12 @@ def test_chapter_renders_in_chromium(open_page, chapter):
     for i in range(figures.count()):
         caption = figures.nth(i).locator("figcaption")
         assert caption.count() == 1 and re.match(r"Fig\. \d+\.\d+", caption.inner_text()), "numbered caption"
-    # widget snapshots: every saved widget view is rendered by the HTML manager
-    views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
-    assert views > 0, "every chapter has an interactive figure"
-    page.wait_for_function(f"() => document.querySelectorAll('main .jupyter-widgets.widget-container, main .widget-box').length >= {views}")
+    # interactive figures: a kernel-free explorer, no ipywidgets (nothing that cannot move)
+    assert page.locator("main .lib-explorer").count() > 0, "every chapter has an interactive figure"
+    assert page.locator('script[type^="application/vnd.jupyter.widget"]').count() == 0
+    assert page.locator("main .jupyter-widgets, main .widget-box").count() == 0
+    assert not [u for u in recorder.served if "jupyter-widgets" in u or "require" in u], "widget manager loaded"
+    assert page.locator("main .lib-explorer-controls:visible").count() == page.locator("main .lib-explorer").count()
     # nothing outside the site but the routed CDN assets, and no unexpected JavaScript errors
     assert not recorder.blocked, recorder.blocked
     errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
@@ -103,19 +130,142 @@ def test_chapter_renders_in_chromium(open_page, chapter):
     page.screenshot(path=str(SHOTS / f"{chapter}.png"), full_page=True)
 
 
+def _explorers(page):
+    return page.locator("main .lib-explorer")
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_interactive_figures_have_a_static_image_without_javascript(open_page, chapter):
+def test_explorer_shows_the_frame_drawn_for_each_setting(open_page, chapter):
+    """Each control at several positions: the figure shows the frame rendered for exactly
+    the values the controls display (read back from the PNG the browser shows)."""
+    page, recorder = open_page(f"chapters/{chapter}.html")
+    explorers = _explorers(page)
+    assert explorers.count() > 0
+    checked = 0
+    for e in range(explorers.count()):
+        explorer = explorers.nth(e)
+        figure = explorer.locator(FIGURE_CELL).locator("img").first
+        frames = json.loads(explorer.evaluate(
+            "x => JSON.stringify([...x.querySelectorAll('.lib-explorer-frames > span')].map("
+            "s => [JSON.parse(s.dataset.values), s.dataset.src]))"))
+        assert frames, "an explorer without frames"
+        fields = explorer.locator("[data-control]")
+        if fields.count() == 0:
+            continue
+        for f in range(fields.count()):
+            field = fields.nth(f)
+            values = json.loads(field.get_attribute("data-values"))
+            n = len(values)
+            for position in sorted({0, n - 1, n // 2, 1 % n}):
+                field.evaluate("(el, i) => { el.value = String(i); el.dispatchEvent(new Event('input', {bubbles: true})); "
+                               "el.dispatchEvent(new Event('change', {bubbles: true})); }", position)
+                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
+                wanted = {fields.nth(g).get_attribute("data-control"):
+                          json.loads(fields.nth(g).get_attribute("data-values"))[int(fields.nth(g).input_value())]
+                          for g in range(fields.count())}
+                assert wanted[field.get_attribute("data-control")] == values[position]
+                shown = figure.evaluate("img => img.currentSrc || img.src")
+                drawn_for = png_info(fetch(page, shown))["lib.values"]
+                for name, value in wanted.items():
+                    assert drawn_for[name] == pytest.approx(value) if isinstance(value, float) else drawn_for[name] == value, \
+                        f"{chapter}: control {name} shows {value!r}, the figure was drawn for {drawn_for[name]!r}"
+                # the label next to a slider says the value the figure was drawn for
+                label = field.locator("xpath=following-sibling::output")
+                if label.count():
+                    assert label.inner_text() == json.loads(field.get_attribute("data-labels"))[position]
+                checked += 1
+        # back to the defaults: the page's own default image is among the frames
+    assert checked >= 2 or all(explorers.nth(e).locator("[data-control]").count() == 0
+                               for e in range(explorers.count()))
+    errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_interactive_figures_are_plain_images_without_javascript(open_page, chapter):
     page, _ = open_page(f"chapters/{chapter}.html", javascript=False)
-    # the cell that displays an interactive figure is followed by the cell holding its
-    # controls; without JavaScript the figure must still be an image on the page
-    controls = page.locator('div.cell:has(script[type="application/vnd.jupyter.widget-view+json"])')
-    assert controls.count() > 0
-    for i in range(controls.count()):
-        figure = controls.nth(i).locator("xpath=preceding-sibling::div[contains(@class,'cell')][1]")
+    explorers = _explorers(page)
+    assert explorers.count() > 0
+    for i in range(explorers.count()):
+        explorer = explorers.nth(i)
+        figure = explorer.locator(FIGURE_CELL)
         image = figure.locator("figure img")
-        assert image.count() == 1, f"interactive figure {i + 1}: no static image before its controls"
+        assert image.count() == 1, f"interactive figure {i + 1}: no static image before its explorer"
         box = image.bounding_box()
         assert box and box["width"] > 100 and box["height"] > 100
+        # no control that would move without changing the figure
+        assert explorer.locator("input:visible, select:visible").count() == 0
+        assert "live session" in explorer.inner_text()
+
+
+PHONE_CHECK = """() => {
+  const main = document.querySelector('main');
+  const right = main.getBoundingClientRect().right, vw = document.documentElement.clientWidth;
+  const scrolls = el => { for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+      const s = getComputedStyle(a).overflowX; if (s === 'auto' || s === 'scroll' || s === 'hidden')
+        return a.getBoundingClientRect().right <= vw + 1; } return false; };
+  const bad = [];
+  const describe = el => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ' ' +
+      (el.textContent || el.getAttribute('src') || '').trim().slice(0, 60);
+  for (const el of main.querySelectorAll('div.math, mjx-container[display="true"], .cell_output, .cell_output *, figure, figure img, table')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= vw + 1) continue;
+    if (!scrolls(el)) bad.push(describe(el) + ' right=' + Math.round(r.right));
+  }
+  const numbers = [];
+  for (const n of main.querySelectorAll('div.math span.eqno')) {
+    const r = n.getBoundingClientRect(); if (r.right > vw + 1 || r.left < 0) numbers.push(n.textContent.trim());
+  }
+  return {bad, numbers, pageWidth: document.documentElement.scrollWidth, vw};
+}"""
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_phone_no_overflow_and_legible_figures(browser, site_url, path):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True)
+    try:
+        from conftest import Recorder
+        page = Recorder(site_url).attach(context.new_page())
+        if not (SITE / path).exists():
+            pytest.skip(f"{path} is not in this build")
+        page.goto(f"{site_url}/{path}", wait_until="networkidle")
+        if page.locator("main .math").count():
+            typeset(page)
+        page.wait_for_timeout(200)
+        report = page.evaluate(PHONE_CHECK)
+        assert report["pageWidth"] <= report["vw"] + 1, f"the page scrolls sideways: {report}"
+        assert not report["bad"], "wider than the column without a scroll box:\n" + "\n".join(report["bad"][:20])
+        assert not report["numbers"], f"equation numbers off screen: {report['numbers']}"
+        # figure text: the smallest font drawn (pt, read from the PNG) at the displayed scale
+        images = page.locator("main figure img, main .cell_output img")
+        assert images.count() > 0 or path.startswith("_generated")
+        small = []
+        for i in range(images.count()):
+            img = images.nth(i)
+            src = img.evaluate("i => i.currentSrc || i.src")
+            if not src.split("?")[0].endswith(".png"):
+                continue
+            info = png_info(fetch(page, src))
+            assert "lib.min_font_pt" in info, f"{src}: a figure not drawn by lib.plotting.figure_png"
+            natural, shown = img.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+            dpi = 96 * info["lib.pixel_ratio"]
+            text_px = info["lib.min_font_pt"] * dpi / 72 * shown / natural
+            if text_px < MIN_TEXT_CSS_PX - 0.05:
+                small.append(f"{Path(src).name}: {text_px:.1f} CSS px ({shown:.0f} of {natural} px)")
+        assert not small, "figure text below 9 CSS px on a 390 px screen:\n" + "\n".join(small)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_page_weight_within_budget(browser, site_url, chapter):
+    """A first visit: at most 1.5 MB (gzip) and 60 requests (benchmarks/page_weight.py
+    records the numbers in benchmarks/results.md)."""
+    weight, recorder = measure(browser, site_url, f"chapters/{chapter}.html")
+    assert not recorder.blocked, recorder.blocked
+    biggest = ", ".join(f"{url.rsplit('/', 1)[-1][:40]} {size / 1e3:.0f} kB" for url, _, _, size in weight.largest(4))
+    assert weight.gzip_bytes <= BUDGET_BYTES, f"{weight.gzip_bytes / 1e6:.2f} MB; largest: {biggest}"
+    assert len(weight.items) <= BUDGET_REQUESTS, f"{len(weight.items)} requests"
 
 
 def test_search_finds_viterbi(open_page):

@@ -1,0 +1,64 @@
+/* Kernel-free explorers of the course's interactive figures (see lib/widgets.py).
+   Each .lib-explorer holds the frames rendered at build time (one per combination of
+   control values) and plain controls; moving a control shows the frame drawn for the
+   chosen values in the figure just above. Frames are fetched when a reader first
+   touches the explorer, so a page loads only its default image. */
+(function () {
+  "use strict";
+  function figureImage(explorer) {
+    var cell = explorer.closest(".cell");
+    for (var prev = cell && cell.previousElementSibling; prev; prev = prev.previousElementSibling) {
+      if (prev.classList.contains("cell")) return prev.querySelector("figure img") || prev.querySelector("img");
+    }
+    return null;
+  }
+  function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+  function init(explorer) {
+    var img = figureImage(explorer);
+    if (!img) return;
+    var frames = Array.prototype.map.call(explorer.querySelectorAll(".lib-explorer-frames > span"), function (s) {
+      return { values: JSON.parse(s.getAttribute("data-values")), src: s.getAttribute("data-src") };
+    });
+    var fields = Array.prototype.slice.call(explorer.querySelectorAll("[data-control]"));
+    var loaded = false;
+    function chosen() {
+      var values = {};
+      fields.forEach(function (f) { values[f.getAttribute("data-control")] = JSON.parse(f.getAttribute("data-values"))[+f.value]; });
+      return values;
+    }
+    function frameFor(values) {
+      return frames.filter(function (fr) {
+        return Object.keys(values).every(function (k) { return same(fr.values[k], values[k]); });
+      })[0];
+    }
+    function preload() {
+      if (loaded) return;
+      loaded = true;
+      frames.forEach(function (fr) { new Image().src = fr.src; });
+    }
+    function show() {
+      fields.forEach(function (f) {
+        var out = f.parentNode.querySelector("output");
+        if (out) out.textContent = JSON.parse(f.getAttribute("data-labels"))[+f.value];
+      });
+      var frame = frameFor(chosen());
+      if (!frame) return;
+      img.removeAttribute("srcset");
+      img.src = frame.src;
+      img.setAttribute("data-values", JSON.stringify(frame.values));
+    }
+    fields.forEach(function (f) {
+      f.addEventListener("input", function () { preload(); show(); });
+      f.addEventListener("change", show);
+      ["pointerdown", "focus", "mouseenter", "touchstart"].forEach(function (e) { f.addEventListener(e, preload, { passive: true }); });
+    });
+    var first = frameFor(chosen());
+    if (first) img.setAttribute("data-values", JSON.stringify(first.values));
+    img.classList.add("lib-explorer-image");
+    explorer.querySelector(".lib-explorer-controls").hidden = false;
+    explorer.classList.add("lib-explorer-ready");
+  }
+  function start() { Array.prototype.forEach.call(document.querySelectorAll(".lib-explorer"), init); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

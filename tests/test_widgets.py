@@ -1,0 +1,190 @@
+"""lib.widgets (interactive figures, live and static) and lib.plotting (figures for the site),
+plus the site's Sphinx extension _ext/static_frames.py that moves the frames out of pages."""
+import html
+import io
+import json
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from PIL import Image
+
+import lib.widgets as lw
+from lib.plotting import (CSS_PX_PER_IN, MIN_FONT_PT, PHONE_COLUMN_PX, PIXEL_RATIO, figure_png,
+                          max_width_in, new_figure, png_info)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def plot_line(slope=1.0, label="a", width=4.0):
+    """A small figure whose drawing depends on every argument."""
+    fig = new_figure((width, 2.5))
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, slope], label=label)
+    ax.set_title(f"slope {slope:g}, {label}")
+    ax.legend(fontsize=6)
+    return fig
+
+
+def controls():
+    return {"slope": widgets.FloatSlider(value=1.0, min=-2, max=2, step=0.5, description="slope"),
+            "label": widgets.Dropdown(options=[("first", "a"), ("second", "b")], value="a", description="label")}
+
+
+@pytest.fixture
+def static(monkeypatch):
+    monkeypatch.setenv(lw.STATIC_ENV, "1")
+    shown = []
+    monkeypatch.setattr(lw, "display", lambda obj, **kw: shown.append(obj))
+    return shown
+
+
+def frames_of(html_text):
+    return [(json.loads(html.unescape(v)), src) for v, src in
+            re.findall(r'<span data-values="([^"]*)" data-src="([^"]*)"', html_text)]
+
+
+def test_static_build_follows_the_environment(monkeypatch):
+    monkeypatch.delenv(lw.STATIC_ENV, raising=False)
+    assert not lw.static_build()
+    monkeypatch.setenv(lw.STATIC_ENV, "0")
+    assert not lw.static_build()
+    monkeypatch.setenv(lw.STATIC_ENV, "1")
+    assert lw.static_build()
+
+
+def test_static_frames_are_the_figures_drawn_for_their_values(static):
+    box = lw.interactive_figure(plot_line, controls(), frames={"slope": [-2, 0, 2], "label": ["a", "b"]}, width=4.0)
+    assert isinstance(box, lw.StaticExplorer)
+    # the default (1.0) is added to the listed slopes: 4 x 2 frames, in control order
+    assert box.axes == {"slope": [-2.0, 0.0, 1.0, 2.0], "label": ["a", "b"]}
+    frames = frames_of(box._repr_html_())
+    assert [v for v, _ in frames] == [{"slope": s, "label": l} for s in (-2.0, 0.0, 1.0, 2.0) for l in "ab"]
+    size = bbox = None
+    for values, src in frames:
+        data = __import__("base64").b64decode(src.split(",", 1)[1])
+        info = png_info(data)
+        assert info["lib.values"] == values
+        size, bbox = info["lib.size_in"], info["lib.bbox_in"]
+        # byte for byte the image of an independent drawing for those values (the default
+        # frame is the page's own image, drawn first: it fixes size and box for the rest)
+        if values != {"slope": 1.0, "label": "a"}:
+            assert data == figure_png(plot_line(**values, width=4.0), values, size=size, bbox=bbox)
+    # distinct values give distinct pictures
+    assert len({src for _, src in frames}) == len(frames)
+    # the page shows the default frame as an ordinary image (no JavaScript needed)
+    assert len(static) == 1 and static[0].format == "png"
+    assert png_info(static[0].data)["lib.values"] == {"slope": 1.0, "label": "a"}
+
+
+def test_static_explorer_html_controls(static):
+    box = lw.interactive_figure(plot_line, controls(), frames={"slope": [-2, 2]})
+    text = box._repr_html_()
+    # controls are hidden until the script shows them: no control that cannot move the figure
+    assert '<div class="lib-explorer-controls" hidden>' in text
+    assert text.count('type="range"') == 1 and "<select" not in text  # label has one value only
+    assert 'data-values="[-2.0, 1.0, 2.0]"' in text and 'value="1"' in text
+    assert "live session" in text
+    box = lw.interactive_figure(plot_line, controls(), frames={"label": ["a", "b"]})
+    text = box._repr_html_()
+    assert "<select" in text and ">second</option>" in text and 'type="range"' not in text
+
+
+def test_default_frames_sweep_the_first_control(static):
+    box = lw.interactive_figure(plot_line, {"slope": widgets.IntSlider(value=3, min=0, max=100)})
+    assert box.axes["slope"][0] == 0 and box.axes["slope"][-1] == 100 and 3 in box.axes["slope"]
+    assert len(box.axes["slope"]) <= lw.SWEEP_FRAMES + 1
+
+
+def test_frame_declarations_are_checked(static):
+    with pytest.raises(ValueError, match="budget"):
+        lw.interactive_figure(plot_line, controls(), frames={"slope": list(np.linspace(-2, 2, 41)),
+                                                             "label": ["a", "b"], })
+    with pytest.raises(ValueError, match="unknown controls"):
+        lw.interactive_figure(plot_line, controls(), frames={"intercept": [0]})
+    with pytest.raises(ValueError, match="outside"):
+        lw.interactive_figure(plot_line, controls(), frames={"slope": [5]})
+    with pytest.raises(ValueError, match="not an option"):
+        lw.interactive_figure(plot_line, controls(), frames={"label": ["c"]})
+    with pytest.raises(TypeError, match="frames must be a dict"):
+        lw.interactive_figure(plot_line, controls(), frames=[1, 2])
+    with pytest.raises(TypeError, match="values of the control's type"):
+        lw.interactive_figure(plot_line, controls(), frames={"slope": ["steep"]})
+    with pytest.raises(TypeError, match="not an ipywidgets value widget"):
+        lw.interactive_figure(plot_line, {"slope": 1.0})
+    with pytest.raises(TypeError, match="plot must be callable"):
+        lw.interactive_figure("plot_line", controls())
+
+
+def test_live_redraws_with_the_latest_values(monkeypatch):
+    monkeypatch.delenv(lw.STATIC_ENV, raising=False)
+    updates = []
+
+    class Handle:
+        def update(self, obj):
+            updates.append(obj)
+
+    monkeypatch.setattr(lw, "display", lambda obj, **kw: updates.append(obj) or Handle())
+    c = controls()
+    box = lw.interactive_figure(plot_line, c)
+    assert isinstance(box, widgets.VBox) and list(box.children) == list(c.values())
+    c["slope"].value = 2.0
+    c["label"].value = "b"
+    assert [u.values for u in updates] == [{"slope": 1.0, "label": "a"}, {"slope": 2.0, "label": "a"},
+                                           {"slope": 2.0, "label": "b"}]
+    bundle, meta = updates[-1]._repr_mimebundle_()
+    assert json.loads(html.unescape(re.search(r'data-values="([^"]*)"', bundle["text/html"]).group(1))) == \
+        {"label": "b", "slope": 2.0}
+    assert png_info(updates[-1].data)["lib.values"] == {"label": "b", "slope": 2.0}
+    assert meta["image/png"]["width"] > 0
+
+
+def test_figure_png_is_sharp_legible_and_column_wide():
+    fig = Figure(figsize=(12, 3))
+    axes = fig.subplots(1, 3)
+    for ax in axes:
+        ax.plot([0, 1], [1, 0])
+        ax.set_title("a panel", fontsize=6)
+    data = figure_png(fig, {"n": 1})
+    info = png_info(data)
+    image = Image.open(io.BytesIO(data))
+    assert info["lib.pixel_ratio"] == PIXEL_RATIO and abs(image.width - PIXEL_RATIO * info["lib.css_width"]) <= 1
+    assert info["lib.min_font_pt"] == MIN_FONT_PT == min(t.get_fontsize() for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and a.get_text()))
+    assert fig.get_size_inches()[0] < 12  # narrowed towards the column
+    assert Image.open(io.BytesIO(figure_png(fig))).size == image.size  # shown twice: same size
+    assert image.mode == "P"  # 256 colours
+    # a figure that fits is not narrowed, and its text at 9 CSS px fits a phone column
+    small = new_figure((4, 3))
+    small.subplots().plot([0, 1])
+    info = png_info(figure_png(small))
+    assert small.get_size_inches()[0] == 4
+    assert info["lib.css_width"] * 9 / (info["lib.min_font_pt"] * CSS_PX_PER_IN / 72) <= PHONE_COLUMN_PX
+    assert max_width_in(9) == pytest.approx(PHONE_COLUMN_PX / 72)
+
+
+def test_static_frames_extension_moves_frames_and_sets_min_widths(tmp_path):
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import static_frames
+    fig = new_figure((8, 3))
+    fig.subplots().plot([0, 1])
+    png = figure_png(fig)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "fig.png").write_bytes(png)
+    app = SimpleNamespace(outdir=str(tmp_path / "out"), srcdir=str(tmp_path / "src"),
+                          env=SimpleNamespace(images={"fig.png": ({"chapters/x"}, "fig.png")}))
+    encoded = __import__("base64").b64encode(png).decode()
+    body = (f'<img alt="x" src="../_images/fig.png" style="width: 500px;" />'
+            f'<span data-values="{{}}" data-src="data:image/png;base64,{encoded}"></span>')
+    context = {"body": body, "script_files": []}
+    static_frames._move_frames(app, "chapters/x", "page.html", context, None)
+    src = re.search(r'data-src="([^"]+)"', context["body"]).group(1)
+    assert src.startswith("../_images/frames/") and (tmp_path / "out" / src[3:]).read_bytes() == png
+    width = static_frames.min_css_width(tmp_path / "src" / "fig.png")
+    info = png_info(png)
+    assert width == pytest.approx(info["lib.css_width"] * 9 / (info["lib.min_font_pt"] * 4 / 3), abs=1)
+    assert f'style="min-width: {width}px; width: 500px;"' in context["body"]
