@@ -33,13 +33,13 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # The execution cache is keyed on each notebook's code only, so it is cleared whenever
-# lib/ or data/ change: a change to the library re-executes every chapter.
+# lib/ (code and its data, lib/data) changes: a change to the library re-executes every chapter.
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
-	@key=$$(find lib data -type f -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-32); \
+	@key=$$(find lib -type f -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-32); \
 	if [ "$$(cat $(BUILD)/.lib-key 2>/dev/null)" != "$$key" ]; then \
 	  rm -rf $(BUILD)/.jupyter_cache; echo "$$key" > $(BUILD)/.lib-key; \
-	  echo "lib/ or data/ changed: execution cache cleared"; fi
+	  echo "lib/ changed: execution cache cleared"; fi
 	@rm -rf _generated/exercises
 	$(BIN)/python -m lib.grading release exercises --out _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
