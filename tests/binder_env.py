@@ -66,12 +66,12 @@ def freeze(python):
     return dict(line.lower().replace("_", "-").split("==") for line in out.split() if "==" in line)
 
 
-def launch_tree():
-    """Write the `notebooks` branch (chapters and exercises as .ipynb) into _build/launch-tree."""
+def launch_tree(where=TREE):
+    """Write the `notebooks` branch (chapters and exercises as .ipynb) into ``where``."""
     spec = importlib.util.spec_from_file_location("export_notebooks", ROOT / "tools" / "export_notebooks.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.launch_tree(TREE)
+    return module.launch_tree(where)
 
 
 EXECUTE = """
