@@ -16,7 +16,7 @@ import pytest
 
 from lib.bn import BayesNet, family_score, hill_climb, layered_layout, read_bif
 
-NETWORKS = Path(__file__).resolve().parents[1] / "data" / "networks"
+NETWORKS = Path(__file__).resolve().parents[1] / "lib" / "data" / "networks"
 TF = ["true", "false"]
 
 
