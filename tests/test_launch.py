@@ -16,6 +16,8 @@ import re
 import shutil
 import tomllib
 
+import nbformat
+
 import pytest
 
 from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, launch_tree
@@ -26,8 +28,8 @@ NOTEBOOKS = [f"chapters/{c}.ipynb" for c in CHAPTERS] + [f"_generated/exercises/
 
 
 @pytest.fixture(scope="module")
-def tree():
-    return launch_tree()
+def tree(tmp_path_factory):
+    return launch_tree(tmp_path_factory.mktemp("launch") / "bayesian-learning")
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +47,43 @@ def test_the_launch_branch_holds_one_notebook_per_chapter_and_exercise(tree):
 
 
 def test_every_notebook_starts_with_the_same_set_up_cell(tree):
-    first = {path: __import__("nbformat").read(tree / path, as_version=4).cells[0] for path in NOTEBOOKS}
+    first = {path: nbformat.read(tree / path, as_version=4).cells[0] for path in NOTEBOOKS}
     sources = {cell.source for cell in first.values()}
     assert len(sources) == 1 and all(c.cell_type == "code" and c.id == "course-setup" for c in first.values())
     assert "BAYES_COURSE_REPO" in sources.pop()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_markdown_keeps_only_what_jupyterlab_myst_resolves(tree, chapter):
+    nb = nbformat.read(tree / "chapters" / f"{chapter}.ipynb", as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    everything = "\n".join(c.source for c in nb.cells)
+    for gone in ["{cite}", "{glue:md}", "{literalinclude}", "\\newcommand", "\\given", "\\argmax", "\\E "]:
+        assert gone not in markdown, gone
+    for role, body in re.findall(r"\{(ref|numref|eq)\}`([^`]*)`", markdown):
+        label = re.sub(r".*<([^>]+)>$", r"\1", body)
+        defined = rf"(^\({re.escape(label)}\)=|name:\s*{re.escape(label)}\s*$|:label:\s*{re.escape(label)}\s*$|\$\$\s*\({re.escape(label)}\))"
+        assert re.search(defined, everything, re.M), f"{chapter}: {{{role}}}`{body}` points outside the notebook"
+    source = (ROOT / "chapters" / f"{chapter}.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", markdown, re.S)  # each literalinclude: the included code
+    assert len(blocks) >= source.count("{literalinclude}") and all(b.strip() for b in blocks)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_solutions_start_collapsed_and_still_run(tree, chapter):
+    source = (ROOT / "chapters" / f"{chapter}.md").read_text()
+    nb = nbformat.read(tree / "chapters" / f"{chapter}.ipynb", as_version=4)
+    solutions = re.findall(r"```\{solution-start\}.*?```\n(.*?)```\{solution-end\}", source, re.S)
+    assert solutions
+    hidden = [c for c in nb.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+    shown = " ".join(" ".join(c.source.split()) for c in nb.cells if c not in hidden)
+    for body in solutions:
+        for code in re.findall(r"```\{code-cell\}[^\n]*\n(?::[^\n]*\n)*(.*?)```", body, re.S):
+            match = [c for c in hidden if c.cell_type == "code" and c.source.endswith(code.strip())]
+            assert match and all(c.metadata["jupyter"]["outputs_hidden"] for c in match), code[:80]
+        prose = re.sub(r"```\{code-cell\}.*?```|\+\+\+[^\n]*", "", body, flags=re.S).split()
+        if prose:
+            assert " ".join(prose[:12]) not in shown, f"{chapter}: solution text shown: {' '.join(prose[:12])}"
 
 
 def test_runtime_dependencies_are_a_readers_not_the_graders():

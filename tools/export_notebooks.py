@@ -179,7 +179,7 @@ def collapse_solutions(nb):
     def hidden(cell):
         # JupyterLab shows a collapsed cell's first line: make it a title, not the answer
         title = "Solution (collapsed: click the ⋯ or the bar on the left to open)"
-        cell.source = f"# {title}\n{cell.source}" if cell.cell_type == "code" else f"*{title}*\n\n{cell.source}"
+        cell.source = f"# {title}\n{cell.source}" if cell.cell_type == "code" else f"{title}\n\n{cell.source}"
         cell.metadata.setdefault("jupyter", {}).update({"source_hidden": True, "outputs_hidden": True})
         cell.metadata["solution"] = True
         return cell
