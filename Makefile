@@ -14,7 +14,7 @@ STAMP   := $(VENV)/.installed
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book prepare notebooks test unit nbval browser browser-assets chapter serve clean bench
+.PHONY: help install book prepare notebooks launch-tree test unit nbval browser browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
@@ -27,21 +27,21 @@ help:
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=23.1"
-	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	$(BIN)/python -m pip install --quiet -e ".[book,grade,test]"
 	@touch $@
 
 install: $(STAMP)
 
 # The execution cache is keyed on each notebook's code only, so it is cleared whenever
-# lib/ or data/ change: a change to the library re-executes every chapter.
+# lib/ (code and its data, lib/data) changes: a change to the library re-executes every chapter.
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
-	@key=$$(find lib data -type f -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-32); \
+	@key=$$(find lib -type f -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-32); \
 	if [ "$$(cat $(BUILD)/.lib-key 2>/dev/null)" != "$$key" ]; then \
 	  rm -rf $(BUILD)/.jupyter_cache; echo "$$key" > $(BUILD)/.lib-key; \
-	  echo "lib/ or data/ changed: execution cache cleared"; fi
+	  echo "lib/ changed: execution cache cleared"; fi
 	@rm -rf _generated/exercises
-	$(BIN)/python -m lib.grading release exercises --out _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
+	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
 
 book: prepare
@@ -52,7 +52,12 @@ book: prepare
 notebooks: $(STAMP)
 	@rm -rf $(BUILD)/notebooks
 	$(BIN)/python tools/export_notebooks.py $(BUILD)/notebooks/chapters
-	$(BIN)/python -m lib.grading release exercises --out $(BUILD)/notebooks/exercises
+	$(BIN)/python tools/export_notebooks.py --exercises $(BUILD)/notebooks/exercises
+
+# The `notebooks` branch the launch buttons open (Binder, Colab, JupyterHub): the
+# repository with the chapters and released exercises as .ipynb only (see README).
+launch-tree: $(STAMP)
+	$(BIN)/python tools/export_notebooks.py --launch $(BUILD)/launch-tree
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q --ignore=tests/browser

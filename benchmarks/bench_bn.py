@@ -13,7 +13,7 @@ from pgmpy.readwrite import BIFReader
 
 from lib.bn import BayesNet, read_bif
 
-NETWORKS = harness.ROOT / "data" / "networks"
+NETWORKS = harness.ROOT / "lib" / "data" / "networks"
 logging.getLogger("pgmpy").setLevel(logging.ERROR)
 
 

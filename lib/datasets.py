@@ -385,7 +385,7 @@ def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, dow
 def _read_small_csv(name):
     import csv
 
-    path = Path(__file__).resolve().parents[1] / "data" / name
+    path = Path(__file__).resolve().parent / "data" / name
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     return rows[0], rows[1:]
@@ -453,4 +453,4 @@ def load_network(name):
 
     if name not in NETWORKS:
         raise ValueError(f"unknown network {name!r}; choose from {NETWORKS}")
-    return read_bif(Path(__file__).resolve().parents[1] / "data" / "networks" / f"{name}.bif.gz")
+    return read_bif(Path(__file__).resolve().parent / "data" / "networks" / f"{name}.bif.gz")

@@ -18,7 +18,7 @@ def main(name):
         sys.exit(f"no chapter {page.relative_to(ROOT)}")
     with tempfile.TemporaryDirectory(prefix=f"book-{page.stem}-") as tmp:
         tmp = Path(tmp)
-        for item in ["_config.yml", "references.bib", "logo.svg", "lib", "data", "_static", "_ext"]:
+        for item in ["_config.yml", "references.bib", "logo.svg", "lib", "_static", "_ext"]:
             (tmp / item).symlink_to(ROOT / item)
         (tmp / "chapters").mkdir()
         (tmp / "chapters" / page.name).symlink_to(page)

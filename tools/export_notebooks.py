@@ -1,14 +1,30 @@
-"""Write plain .ipynb copies of the chapters (no outputs), for launch buttons and nbval.
+"""The notebooks that launch buttons open (Binder, Colab, a JupyterHub), as plain .ipynb.
 
-    python tools/export_notebooks.py OUT_DIR
+    python tools/export_notebooks.py OUT_DIR                     chapters -> OUT_DIR/NN_topic.ipynb
+    python tools/export_notebooks.py --exercises OUT_DIR [--instructor]
+                                     release the exercises, each with the set-up cell
+    python tools/export_notebooks.py --launch OUT_DIR            the whole `notebooks` branch
 
-Binder and Colab open `.ipynb` files (Colab cannot open MyST `.md` notebooks), so the
-book's launch buttons point at `chapters/NN_topic.ipynb`: `make book` writes these
-copies next to the sources (they are git-ignored and excluded from the Sphinx build;
-sphinx-book-theme links to the `.ipynb` when it exists), and the publishing workflow
-commits them to the `notebooks` branch that the launch buttons open. Each copy starts
-with a cell that, on Colab only, clones the course and installs its library.
+Every exported notebook starts with the same set-up cell (tag ``remove-cell``): where
+the course library is not installed (Colab, a JupyterHub), it installs it with pip, from
+``$BAYES_COURSE_REPO`` when set (tests point it at the local checkout), else from the
+checkout the notebook sits in (nbgitpuller's clone), else from the repository's
+`notebooks` branch. pip keeps what is installed when it satisfies the library's ranges,
+so nothing the running kernel uses is upgraded.
+
+Chapters (and, for the launch branch, exercises) get markdown that JupyterLab with
+jupyterlab-myst, and Colab, can show: what jupyterlab-myst cannot resolve inside one
+notebook becomes readable text (citations, references to other chapters, the book's
+math macros, ``literalinclude``, ``glue:md``), and solution cells start collapsed.
+
+The launch branch holds only notebooks for the chapters and exercises (no MyST ``.md``
+sources, no exercise sources): one file per chapter, nothing that jupytext could
+rewrite on autosave, and no solutions in the students' file browser (see README).
 """
+import argparse
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,31 +33,251 @@ import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+REPO = CONFIG["repository"]["url"]
+BRANCH = CONFIG["repository"].get("branch", "main")
 
-COLAB_SETUP = f'''# On Google Colab only: fetch the course and install its library (elsewhere: nothing).
-import sys
-if "google.colab" in sys.modules:
-    import subprocess
-    subprocess.run(["git", "clone", "--depth", "1", "{REPO}", "/content/course"], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/course"], check=True)
-    sys.path.insert(0, "/content/course")'''
+SETUP_ID = "course-setup"
+SETUP = f'''# Set-up (Colab, a JupyterHub): install the course library when it is missing.
+# Elsewhere (Binder, a local install) this cell does nothing. It upgrades nothing.
+import importlib, importlib.util, os, site, subprocess, sys
+from pathlib import Path
+if importlib.util.find_spec("lib") is None:
+    _checkout = next((p for p in [Path.cwd(), *Path.cwd().parents]
+                      if (p / "pyproject.toml").is_file() and (p / "lib" / "__init__.py").is_file()), None)
+    _source = os.environ.get("BAYES_COURSE_REPO") or (str(_checkout) if _checkout else
+                                                       "git+{REPO}@{BRANCH}")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", _source], check=True)
+    if os.path.isdir(site.getusersitepackages()) and site.getusersitepackages() not in sys.path:
+        site.addsitedir(site.getusersitepackages())  # pip fell back to a user install
+    importlib.invalidate_caches()'''
+
+ROLE = re.compile(r"\{(cite|cite:p|cite:t|ref|numref|eq)\}`([^`]*)`")
+LABEL = re.compile(r"^\(([\w.:-]+)\)=\s*$", re.M)
+HEADING = re.compile(r"^\(([\w.:-]+)\)=\s*\n+(#+)\s+(.+)$", re.M)
+DEFINES = r"(^\({0}\)=|name:\s*{0}\s*$|:label:\s*{0}\s*$|\$\$\s*\({0}\)|^#\s*\({0}\)=)"
+KINDS = {"fig": "figure", "tbl": "table", "ex": "exercise", "eq": "equation", "sec": "section"}
 
 
-def export(page, out_dir):
+def setup_cell():
+    cell = nbformat.v4.new_code_cell(SETUP, metadata={"tags": ["remove-cell"]})
+    cell.id = SETUP_ID
+    return cell
+
+
+def add_setup(nb):
+    """Put the set-up cell first (replacing an older one); returns ``nb``."""
+    nb.cells = [c for c in nb.cells if c.get("id") != SETUP_ID]
+    nb.cells.insert(0, setup_cell())
+    return nb
+
+
+class Readable:
+    """Rewrites MyST markdown that jupyterlab-myst (or Colab) cannot resolve as readable text."""
+
+    def __init__(self):
+        self.titles, self.chapter_of = {}, {}
+        for page in sorted((ROOT / "chapters").glob("*.md")) + sorted((ROOT / "exercises").glob("*/*.md")):
+            text = page.read_text()
+            chapter = re.search(r"^# (.+)$", text, re.M)
+            for label, _, title in HEADING.findall(text):
+                self.titles[label] = title.strip()
+            for label in re.findall(r"(?:^\(|name:\s*|:label:\s*|\$\$\s*\()([\w.:-]+)", text, re.M):
+                self.chapter_of.setdefault(label, chapter.group(1).strip() if chapter else page.stem)
+        self.bib = _bibliography(ROOT / "references.bib")
+        macros = CONFIG["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+        self.macros = [(re.compile(r"\\" + name + r"(?![A-Za-z])"), value) for name, value in macros.items()]
+
+    def cite(self, keys):
+        return "(" + "; ".join(self.bib.get(k.strip(), k.strip()) for k in keys.split(",")) + ")"
+
+    def reference(self, role, body, local):
+        text, label = (re.fullmatch(r"(.*?)\s*<([^>]+)>", body) or re.fullmatch(r"()(.*)", body)).groups()
+        if label in local:
+            return None  # jupyterlab-myst resolves references inside the notebook
+        if text and "%s" not in text:
+            return text
+        kind = KINDS.get(label.split("-")[0], "part")
+        chapter = self.chapter_of.get(label)
+        if role == "ref" and label in self.titles:
+            where = f" in the chapter *{chapter}*" if chapter and chapter != self.titles[label] else ""
+            return f"the section *{self.titles[label]}*{where}" if where else f"the chapter *{self.titles[label]}*"
+        return f"the {kind} in the chapter *{chapter}*" if chapter else f"the {kind} `{label}`"
+
+    def markdown(self, source, local):
+        def role(m):
+            if m[1].startswith("cite"):
+                inside_parens = m.string[m.start() - 1:m.start()] == "(" and m.string[m.end():m.end() + 1] == ")"
+                return self.cite(m[2])[1:-1] if inside_parens else self.cite(m[2])
+            return self.reference(m[1], m[2], local) or m[0]
+
+        source = ROLE.sub(role, source)
+        source = re.sub(r"```\{glue:md\}[^\n]*\n(?::[^\n]*\n)*```", "*(The table is printed by the code cell above.)*", source)
+        source = re.sub(r"```\{literalinclude\}\s*(\S+)\n((?::[^\n]*\n)*)```", _include, source)
+        for pattern, value in self.macros:
+            source = pattern.sub(lambda _, value=value: value, source)
+        return source
+
+    def notebook(self, nb):
+        text = "\n".join(c.source for c in nb.cells)
+        bare = ROLE.sub("", text)
+        local = {label for label in set(re.findall(r"[\w.:-]+", bare))
+                 if label in self.chapter_of and re.search(DEFINES.format(re.escape(label)), bare, re.M)}
+        # the book's macro cell: each markdown cell is rendered alone, so macros are expanded
+        nb.cells = [c for c in nb.cells if not (c.cell_type == "markdown" and "\\newcommand" in c.source)]
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = self.markdown(cell.source, local)
+        collapse_solutions(nb)
+        return nb
+
+
+def _include(match):
+    """A ``literalinclude`` (paths relative to chapters/) as a python code block, as Sphinx reads it."""
+    from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
+
+    options = {}
+    for line in match[2].splitlines():
+        key, _, value = line[1:].partition(":")
+        value = value.strip()
+        value = value[1:-1] if value[:1] == value[-1:] == '"' and len(value) > 1 else value
+        options[key.strip()] = LiteralInclude.option_spec[key.strip()](value or None)
+
+    class Config:
+        source_encoding = "utf-8"
+
+    code, _ = LiteralIncludeReader(str((ROOT / "chapters" / match[1]).resolve()), options, Config()).read()
+    return f"```python\n{code.rstrip()}\n```"
+
+
+def _bibliography(path):
+    """``{key: "Author et al. 1977"}`` from a BibTeX file (pybtex, as sphinxcontrib-bibtex reads it)."""
+    from pybtex.database import parse_file
+
+    out = {}
+    for key, entry in parse_file(str(path)).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        names = [" ".join(p.last_names).replace("{", "").replace("}", "") for p in people]
+        who = (names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2
+               else f"{names[0]} et al." if names else "“" + entry.fields.get("title", key).replace("{", "").replace("}", "") + "”")
+        year = entry.fields.get("year", "")
+        out[key] = f"{who} {year}" if year and year != "n.d." else who
+    return out
+
+
+def collapse_solutions(nb):
+    """Start every cell of an in-chapter solution collapsed (JupyterLab: click to open).
+
+    A solution runs from a ``solution-start`` directive to ``solution-end``, across
+    cells. The markdown cell holding ``solution-start`` is split after the directive,
+    so the question stays visible and the answer starts collapsed.
+    """
+    start = re.compile(r"^```\{solution-start\}[^\n]*\n(?::[^\n]*\n)*```[ \t]*\n?", re.M)
+    end = re.compile(r"^```\{solution-end\}[^\n]*\n```[ \t]*$", re.M)
+    cells, inside = [], False
+
+    def hidden(cell):
+        # JupyterLab shows a collapsed cell's first line: make it a title, not the answer
+        title = "Solution (collapsed: click the ⋯ or the bar on the left to open)"
+        cell.source = f"# {title}\n{cell.source}" if cell.cell_type == "code" else f"{title}\n\n{cell.source}"
+        cell.metadata.setdefault("jupyter", {}).update({"source_hidden": True, "outputs_hidden": True})
+        cell.metadata["solution"] = True
+        return cell
+
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or not (inside or start.search(cell.source)):
+            cells.append(hidden(cell) if inside else cell)
+            continue
+        text, part = cell.source, 0
+        while text:  # split the cell at the markers; the parts inside a solution are hidden
+            marker = (end if inside else start).search(text)
+            cut = len(text) if marker is None else marker.start() if inside else marker.end()
+            head, text = text[:cut], text[cut:]
+            if head.strip():
+                piece = nbformat.v4.new_markdown_cell(head.strip("\n"), metadata=dict(cell.metadata))
+                piece.id, part = f"{cell.get('id') or 'md'}-{part}", part + 1
+                cells.append(hidden(piece) if inside else piece)
+            if marker is not None:
+                inside = not inside
+    seen = set()
+    for n, cell in enumerate(cells):
+        if not cell.get("id") or cell.id in seen:
+            cell.id = f"cell-{n}"
+        seen.add(cell.id)
+    nb.cells = cells
+    return nb
+
+
+def export(page, out_dir, readable=None):
+    """``chapters/NN_topic.md`` -> ``out_dir/NN_topic.ipynb`` with the set-up cell, no outputs."""
     nb = jupytext.read(page)
-    setup = nbformat.v4.new_code_cell(COLAB_SETUP, metadata={"tags": ["remove-cell"]})
-    nb.cells.insert(0, setup)
     nb.metadata.pop("jupytext", None)
+    if readable is not None:
+        readable.notebook(nb)
+    add_setup(nb)
     target = Path(out_dir) / f"{page.stem}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.validate(nb)
     nbformat.write(nb, target)
     return target
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python tools/export_notebooks.py OUT_DIR")
-    out = Path(sys.argv[1])
-    out.mkdir(parents=True, exist_ok=True)
+def export_chapters(out_dir):
+    readable = Readable()
+    return [export(page, out_dir, readable) for page in sorted((ROOT / "chapters").glob("*.md"))]
+
+
+def release_exercises(out_dir, instructor=False, readable=None):
+    """``lib.grading`` releases the notebooks; then each gets the set-up cell first."""
+    from lib.grading.source import release_all
+
+    paths = release_all(ROOT / "exercises", out_dir, instructor=instructor)
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        if readable is not None:
+            readable.notebook(nb)
+        nbformat.write(add_setup(nb), path)
+    return paths
+
+
+def launch_tree(out_dir):
+    """The `notebooks` branch: the committed files of the checkout, with the chapters and
+    exercises as notebooks only (``chapters/NN.ipynb``, ``_generated/exercises/NN/NN.ipynb``,
+    the paths the book's launch buttons name)."""
+    out = Path(out_dir)
+    if out.exists():
+        shutil.rmtree(out)
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.split()
+    for name in files:
+        if (name.startswith("exercises/") or (name.startswith("chapters/") and name.endswith(".md"))
+                or not (ROOT / name).is_file()):
+            continue
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, out / name)
+    readable = Readable()
     for page in sorted((ROOT / "chapters").glob("*.md")):
-        export(page, out)
+        export(page, out / "chapters", readable)
+    release_exercises(out / "_generated" / "exercises", readable=readable)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", help="output folder")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--exercises", action="store_true", help="release the exercises with the set-up cell")
+    what.add_argument("--launch", action="store_true", help="write the whole `notebooks` branch")
+    parser.add_argument("--instructor", action="store_true", help="with --exercises: keep the solutions")
+    args = parser.parse_args(argv)
+    if args.launch:
+        print(f"launch tree in {launch_tree(args.out)}")
+    elif args.exercises:
+        for path in release_exercises(args.out, instructor=args.instructor):
+            print(f"released {path}")
+    else:
+        export_chapters(args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""Every launch route runs every chapter and every released exercise notebook.
+
+The notebooks are those of the `notebooks` branch the launch buttons open, written by
+tools/export_notebooks.py into _build/launch-tree. Each one is executed top to bottom in
+a fresh kernel of
+
+* a Binder-like venv made from binder/requirements.txt alone (tests/binder_env.py), and
+* a Colab-like venv with Colab's preinstalled versions and no course library, from a
+  folder outside any checkout (like Colab's /content): the notebook's own first cell
+  installs the library, from $BAYES_COURSE_REPO pointed at the local launch tree.
+
+Any error fails the test. The Colab route must also upgrade nothing: after all the
+notebooks ran, the venv holds what Colab had plus the course library, same versions.
+"""
+import re
+import shutil
+import tomllib
+
+import nbformat
+
+import pytest
+
+from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, launch_tree
+
+CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
+EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
+NOTEBOOKS = [f"chapters/{c}.ipynb" for c in CHAPTERS] + [f"_generated/exercises/{e}/{e}.ipynb" for e in EXERCISES]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    return launch_tree(tmp_path_factory.mktemp("launch") / "bayesian-learning")
+
+
+@pytest.fixture(scope="module")
+def colab():
+    python = colab_python()
+    return python, freeze(python)
+
+
+def test_the_launch_branch_holds_one_notebook_per_chapter_and_exercise(tree):
+    assert sorted(p.name for p in (tree / "chapters").iterdir()) == [f"{c}.ipynb" for c in CHAPTERS]
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*.ipynb")) == sorted(NOTEBOOKS)
+    assert not (tree / "exercises").exists(), "exercise sources (with solutions) stay off the launch branch"
+    for name in ["pyproject.toml", "binder/requirements.txt", "lib/data/networks/alarm.bif.gz"]:
+        assert (tree / name).is_file(), name
+
+
+def test_every_notebook_starts_with_the_same_set_up_cell(tree):
+    first = {path: nbformat.read(tree / path, as_version=4).cells[0] for path in NOTEBOOKS}
+    sources = {cell.source for cell in first.values()}
+    assert len(sources) == 1 and all(c.cell_type == "code" and c.id == "course-setup" for c in first.values())
+    assert "BAYES_COURSE_REPO" in sources.pop()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_markdown_keeps_only_what_jupyterlab_myst_resolves(tree, chapter):
+    nb = nbformat.read(tree / "chapters" / f"{chapter}.ipynb", as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    everything = "\n".join(c.source for c in nb.cells)
+    for gone in ["{cite}", "{glue:md}", "{literalinclude}", "\\newcommand", "\\given", "\\argmax", "\\E "]:
+        assert gone not in markdown, gone
+    for role, body in re.findall(r"\{(ref|numref|eq)\}`([^`]*)`", markdown):
+        label = re.sub(r".*<([^>]+)>$", r"\1", body)
+        defined = rf"(^\({re.escape(label)}\)=|name:\s*{re.escape(label)}\s*$|:label:\s*{re.escape(label)}\s*$|\$\$\s*\({re.escape(label)}\))"
+        assert re.search(defined, everything, re.M), f"{chapter}: {{{role}}}`{body}` points outside the notebook"
+    source = (ROOT / "chapters" / f"{chapter}.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", markdown, re.S)  # each literalinclude: the included code
+    assert len(blocks) >= source.count("{literalinclude}") and all(b.strip() for b in blocks)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_solutions_start_collapsed_and_still_run(tree, chapter):
+    source = (ROOT / "chapters" / f"{chapter}.md").read_text()
+    nb = nbformat.read(tree / "chapters" / f"{chapter}.ipynb", as_version=4)
+    solutions = re.findall(r"```\{solution-start\}.*?```\n(.*?)```\{solution-end\}", source, re.S)
+    assert solutions
+    hidden = [c for c in nb.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+    shown = " ".join(" ".join(c.source.split()) for c in nb.cells if c not in hidden)
+    for body in solutions:
+        for code in re.findall(r"```\{code-cell\}[^\n]*\n(?::[^\n]*\n)*(.*?)```", body, re.S):
+            match = [c for c in hidden if c.cell_type == "code" and c.source.endswith(code.strip())]
+            assert match and all(c.metadata["jupyter"]["outputs_hidden"] for c in match), code[:80]
+        prose = re.sub(r"```\{code-cell\}.*?```|\+\+\+[^\n]*", "", body, flags=re.S).split()
+        if prose:
+            assert " ".join(prose[:12]) not in shown, f"{chapter}: solution text shown: {' '.join(prose[:12])}"
+
+
+def test_runtime_dependencies_are_a_readers_not_the_graders():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = {re.split(r"[<>=!~\[ ]", d)[0].lower() for d in project["dependencies"]}
+    assert {"numpy", "scipy", "matplotlib", "ipywidgets", "pandas"} <= names
+    assert not names & {"nbclient", "nbformat", "ipykernel", "jupytext", "myst-nb", "jupyter-book"}
+    grade = " ".join(project["optional-dependencies"]["grade"])
+    assert all(name in grade for name in ["nbclient", "nbformat", "ipykernel", "jupytext"])
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_notebook_runs_in_the_binder_environment(tree, notebook):
+    result = execute(binder_python(), tree / notebook)
+    assert result.returncode == 0, f"{notebook} failed on Binder:\n{result.stderr[-4000:]}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook, tmp_path):
+    python, _ = colab
+    content = tmp_path / "content"  # Colab opens a notebook alone, outside any checkout
+    shutil.copytree((tree / notebook).parent, content)
+    result = execute(python, content / (tree / notebook).name, BAYES_COURSE_REPO=str(tree))
+    assert result.returncode == 0, f"{notebook} failed on Colab:\n{result.stderr[-4000:]}"
+
+
+def test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing(colab):
+    python, before = colab
+    after = freeze(python)
+    assert "bayes-course-lib" not in before
+    assert after.pop("bayes-course-lib", None) == "0.1.0", "the set-up cell did not install the course"
+    assert after == before, {k: (before.get(k), v) for k, v in after.items() if before.get(k) != v}
+    for pin in COLAB:  # Colab's versions are the ones the kernel ran with
+        name, version = pin.split("==")
+        assert after[name.lower().replace("_", "-")] == version
