@@ -3,7 +3,7 @@
 The source documents' numbers, exact inference three ways on random networks, the
 samplers, parameter and structure learning, every validation error, and oracle
 comparisons with pgmpy on the ALARM, ASIA and SACHS networks shipped in
-data/networks/.
+lib/data/networks/.
 """
 import gzip
 import itertools

@@ -2,7 +2,7 @@
 
 Chapter 6, section "Variable elimination" (the ALARM network) and section "Learning the
 structure" (ASIA) load the networks of the bnlearn repository shipped in
-``data/networks/`` through :func:`read_bif`. The reader is strict: a file that does not
+``lib/data/networks/`` through :func:`read_bif`. The reader is strict: a file that does not
 define every variable and every CPT row exactly once is refused with an error naming
 the block, never read as some other network.
 """
@@ -76,7 +76,7 @@ def _table(child, parents, variables, body, file):
 
 def read_bif(path):
     """Read a discrete network in the BIF format (``.bif`` or ``.bif.gz``), as
-    published by the bnlearn repository (``data/networks/``).
+    published by the bnlearn repository (``lib/data/networks/``).
 
     Raises ``ValueError`` for a variable declared twice or with a wrong number of
     states, a probability block that is duplicated, names an undeclared variable or

@@ -61,15 +61,13 @@ def _course_data():
     """Read-only binds ``[(host, inside)]`` of the course's public data, and the
     environment that points :mod:`lib.datasets` at them (inside, and on the host).
 
-    The data sets that ship in ``data/`` (read by :mod:`lib.datasets` beside ``lib``), the
+    The data sets that ship in ``lib/data/`` come with the ``lib`` bind; the
     20 Newsgroups archive where :mod:`lib.datasets` finds it (``$BAYES_COURSE_DATA``,
     ``../shared/data``, the cache) and the cache of its parsed posts. Public data only.
     """
     from lib.datasets import NEWSGROUPS_ARCHIVE, cache_dir, find_newsgroups_archive
 
     binds, env, host = [], {}, {}
-    if (ROOT / "data").is_dir():
-        binds.append((ROOT / "data", ROOT / "data"))
     archive = find_newsgroups_archive()
     if archive is not None:
         binds.append((archive.resolve(), Path(DATA) / NEWSGROUPS_ARCHIVE))
@@ -183,7 +181,7 @@ class Sandbox:
                 "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": "student",
                 "LOGNAME": "student", "LANG": "C.UTF-8", "PYTHONPATH": str(ROOT),
                 "PYTHONDONTWRITEBYTECODE": "1", "JUPYTER_RUNTIME_DIR": f"{home}/.runtime",
-                "IPYTHONDIR": f"{home}/.ipython", "MPLCONFIGDIR": f"{home}/.matplotlib",
+                "IPYTHONDIR": f"{home}/.ipython", "MPLCONFIGDIR": f"{home}/.config/mpl",
                 "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                 "MKL_NUM_THREADS": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
                 "JUPYTER_PLATFORM_DIRS": "1"}
