@@ -38,7 +38,7 @@ prepare: $(STAMP)
 	@mkdir -p $(BUILD)
 	@key=$$(find lib -type f -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-32); \
 	if [ "$$(cat $(BUILD)/.lib-key 2>/dev/null)" != "$$key" ]; then \
-	  rm -rf $(BUILD)/.jupyter_cache; echo "$$key" > $(BUILD)/.lib-key; \
+	  rm -rf $(BUILD)/.jupyter_cache $(BUILD)/.doctrees; echo "$$key" > $(BUILD)/.lib-key; \
 	  echo "lib/ changed: execution cache cleared"; fi
 	@rm -rf _generated/exercises
 	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
