@@ -52,16 +52,15 @@ exec "$PY" -m lib.grading run-autograder --root "$AG" \\
     --source "$AG/source/course/exercise/{name}"{unsafe}
 """
 
-KERNEL_PACKAGES = ["tqdm>=4.60"]  # the grader's own needs beyond the course's dependencies
-
-
 def requirements():
-    """The course's runtime dependencies (``[project] dependencies`` of pyproject.toml)."""
+    """What the grader needs: the course's runtime dependencies and its ``grade`` extra
+    (``dependencies`` and ``[project.optional-dependencies] grade`` of pyproject.toml)."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    block = re.search(r"^dependencies\s*=\s*\[(.*?)\]", text, re.S | re.M)
-    deps = re.findall(r'"([^"]+)"', block.group(1)) if block else []
-    names = {re.split(r"[<>=!~ \[]", d)[0].lower() for d in deps}
-    return deps + [p for p in KERNEL_PACKAGES if re.split(r"[<>=]", p)[0] not in names]
+    deps = []
+    for key in ("dependencies", "grade"):
+        block = re.search(rf"^{key}\s*=\s*\[(.*?)\]", text, re.S | re.M)
+        deps += re.findall(r'"([^"]+)"', block.group(1)) if block else []
+    return deps
 
 
 def build(source, out, unsafe=False):
