@@ -99,15 +99,18 @@ def _cited_keys(text):
             for key in group.split(",")}
 
 
-@pytest.mark.parametrize(
-    "page",
-    sorted((ROOT / "chapters").glob("*.md")) + sorted((ROOT / "exercises").glob("*/*.md"))
-    + [ROOT / "intro.md", ROOT / "bibliography.md"],
-    ids=lambda p: f"{p.parent.name}/{p.stem}")
+def _site_sources():
+    """Every page of the table of contents that is a source file, plus the exercise sources."""
+    pages = [ROOT / f"{name}.md" for name in toc_files() if (ROOT / f"{name}.md").exists()]
+    return sorted(set(pages) | set((ROOT / "exercises").glob("*/*.md")))
+
+
+@pytest.mark.parametrize("page", _site_sources(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_pages_cite_published_works_not_the_course_seed_documents(page):
     text = page.read_text()
     assert "source document" not in text.lower(), f"{page.name} mentions a 'source document'"
     assert not re.search(r"\bseed00\d\b", text), f"{page.name} names a seed document"
+    assert "n.d." not in text, f"{page.name} has an undated (n.d.) reference"
     bib = (ROOT / "references.bib").read_text()
     defined = set(re.findall(r"@\w+\{([^,\s]+),", bib))
     assert not set(SEED_KEYS) & defined, "references.bib still defines seed entries"
