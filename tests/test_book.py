@@ -88,3 +88,31 @@ def test_chapters_define_the_book_macros_for_jupyterlab():
         assert '+++ {"tags": ["remove-cell"]}' in head, page.name
         for name in macros:
             assert f"\\newcommand{{\\{name}}}" in head, f"{page.name} does not define \\{name}"
+
+
+SEED_KEYS = ("seed000", "seed001", "seed002", "seed003", "seed004")
+
+
+def _cited_keys(text):
+    """Every key inside {cite}`...` / {cite:p}`...` roles of a MyST page."""
+    return {key.strip() for group in re.findall(r"\{cite(?::\w+)?\}`([^`]*)`", text)
+            for key in group.split(",")}
+
+
+def _site_sources():
+    """Every page of the table of contents that is a source file, plus the exercise sources."""
+    pages = [ROOT / f"{name}.md" for name in toc_files() if (ROOT / f"{name}.md").exists()]
+    return sorted(set(pages) | set((ROOT / "exercises").glob("*/*.md")))
+
+
+@pytest.mark.parametrize("page", _site_sources(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_pages_cite_published_works_not_the_course_seed_documents(page):
+    text = page.read_text()
+    assert "source document" not in text.lower(), f"{page.name} mentions a 'source document'"
+    assert not re.search(r"\bseed00\d\b", text), f"{page.name} names a seed document"
+    assert "n.d." not in text, f"{page.name} has an undated (n.d.) reference"
+    bib = (ROOT / "references.bib").read_text()
+    defined = set(re.findall(r"@\w+\{([^,\s]+),", bib))
+    assert not set(SEED_KEYS) & defined, "references.bib still defines seed entries"
+    assert "n.d." not in bib, "references.bib has an undated (n.d.) entry"
+    assert _cited_keys(text) <= defined, f"{page.name} cites keys missing from references.bib"

@@ -121,8 +121,8 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
     ev = {k: v for k, v in evidence.items() if v not in (None, "unobserved", "?")}
     free = [n for n in net.names if n not in ev]
     first = first_state or {n: net.states[n][0] for n in net.names}
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.15, 1]})
-    fig.subplots_adjust(left=0.01, right=0.98, bottom=0.16, top=0.92, wspace=0.32)
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
+    fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.84, wspace=0.3)
     try:
         exact = {n: float(net.query(n, ev)[net._state_code[n][first[n]]]) for n in free}
         codes = net._evidence(ev)
@@ -133,23 +133,34 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
     except ValueError as err:
         ax1.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True)
         ax1.axis("off")
-        plot_network(net, ax=ax0)
+        plot_network(net, ax=ax0, fontsize=11)
         return fig
     w = np.exp(logw - logw.max())
     est = {n: float(w @ (X[:, net._idx[n]] == net._state_code[n][first[n]]) / w.sum()) for n in free}
     ess = w.sum() ** 2 / np.sum(w ** 2)
-    text = {n: (f"= {ev[n]}" if n in ev else f"P={exact[n]:.3f}") for n in net.names}
+    text = {n: (f"= {ev[n]}" if n in ev else f"{exact[n]:.3g}") for n in net.names}
     colors = {n: ("#f6c85f" if n in ev else "#e8eef7") for n in net.names}
-    plot_network(net, ax=ax0, node_text=text, colors=colors, fontsize=9)
+    # boxes wide enough for the longest line at 11 pt (about 0.085 data units per
+    # character on this panel), so every label stays inside its box
+    longest = max(len(line) for n in net.names for line in (str(n), text[n]))
+    plot_network(net, ax=ax0, node_text=text, colors=colors, fontsize=11,
+                 node_width=0.16 + 0.085 * longest)
+    # log axis: posteriors of rare events (P(B) falls from 0.072 to 0.0066 when R is
+    # observed) differ by orders of magnitude, invisible on a linear axis
+    low = 1e-5
     y = np.arange(len(free))
-    ax1.barh(y, [exact[n] for n in free], color="#6f9fd8", label="exact (variable elimination)")
-    ax1.plot([est[n] for n in free], y, "k|", ms=18, mew=2.5,
+    ax1.barh(y, [max(exact[n], low) - low for n in free], left=low, color="#6f9fd8",
+             label="exact (variable elimination)")
+    ax1.plot([max(est[n], low) for n in free], y, "k|", ms=18, mew=2.5,
              label=f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
-    ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free])
+    for k, n in enumerate(free):
+        ax1.text(max(exact[n], low) * 1.15, k, f"{exact[n]:.3g}", va="center", fontsize=10)
+    ax1.set_xscale("log")
+    ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free], fontsize=11)
     ax1.set_ylim(len(free) - 0.5, -0.5)
-    ax1.set_xlim(0, 1)
-    ax1.set_xlabel("posterior probability given the evidence")
-    ax1.legend(loc="upper right", fontsize=8)
+    ax1.set_xlim(low, 3)
+    ax1.set_xlabel("posterior probability given the evidence (log scale)", fontsize=11)
+    ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
     return fig
 
 
