@@ -165,8 +165,12 @@ def _order(net, factors, hidden, heuristic="min_fill"):
         order.append(best)
         touched = set(ns)
         if heuristic == "min_fill":
+            # a variable outside ns has a new fill only if two of its neighbours are in
+            # ns (the edges just added join members of ns); its neighbours are unchanged
+            seen = set()
             for x in ns:
-                touched |= nb[x]
+                touched |= nb[x] & seen
+                seen |= nb[x]
         for h in touched:
             if h in scores:
                 new = key(h)
@@ -245,7 +249,9 @@ def _eliminate(net, q, ev, heuristic="min_fill"):
             else:
                 zero = True
             return None
-        m = table.max() if table.size else 0.0
+        if not table.size or table.flat[0] >= 1e-100:   # then the maximum is too
+            return scope, table
+        m = table.max()
         if 0 < m < 1e-100:  # keep long products away from underflow
             table = table / m
             log_scale += math.log(m)
