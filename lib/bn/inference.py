@@ -115,8 +115,8 @@ def _factors(net, relevant, ev):
         scope = a["par"][i] + (i,)
         table = a["cpt"][i]
         if not ev.keys().isdisjoint(scope):
-            table = table[tuple(ev.get(u, slice(None)) for u in scope)]
-            scope = tuple(u for u in scope if u not in ev)
+            table = table[tuple([ev.get(u, slice(None)) for u in scope])]
+            scope = tuple([u for u in scope if u not in ev])
         factors.append((scope, table))
     return factors
 
