@@ -39,6 +39,47 @@ def test_kernel_density_chunks_far_points_and_offsets(monkeypatch):
     assert kernel_density(query, data, 0.05)[-1] == 0.0
 
 
+def _direct_log_kde(query, data, width):
+    """log KDE from the coordinate differences themselves (no expansion), scipy logsumexp."""
+    d2 = ((query[:, None, :] - data[None, :, :]) ** 2).sum(axis=2)
+    return (logsumexp(-d2 / (2 * width**2), axis=1) - np.log(len(data))
+            - data.shape[1] / 2 * np.log(2 * np.pi * width**2))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("spread", [1e3, 1e4, 1e5, 1e6, 1e7])
+def test_kernel_density_stays_accurate_when_the_spread_dwarfs_the_width(d, spread):
+    """|q|^2 + |x|^2 - 2 q.x cancels when the data spread is large against the width
+    (errors of 1e-2 at 1e7); the log densities must stay within 1e-9 of direct sums."""
+    rng = np.random.default_rng(int(spread) % 97 + d)
+    width = 0.3
+    data = rng.standard_normal((400, d)) * spread * width + 5e4   # off the origin as well
+    query = np.vstack([data[:60] + rng.normal(0, width, (60, d)),   # near data points
+                       rng.standard_normal((40, d)) * spread * width + 5e4])
+    ours, ref = kernel_density(query, data, width, log=True), _direct_log_kde(query, data, width)
+    assert np.all(np.abs(ours - ref) <= 1e-9 * np.maximum(1.0, np.abs(ref)))
+    # the near queries have log densities of order 1, so this is an absolute 1e-9 there
+    assert np.abs(ref[:60]).max() < 50 + d * np.log(spread)
+
+
+def test_kernel_density_fast_path_keeps_1e_minus_9_over_moderate_spreads():
+    rng = np.random.default_rng(5)
+    for spread in np.geomspace(1, 3e3, 12):
+        data = rng.random((200, 2)) * spread
+        query = np.vstack([data[:40] + rng.normal(0, 0.05, (40, 2)), rng.random((40, 2)) * spread])
+        ours, ref = kernel_density(query, data, 1.0, log=True), _direct_log_kde(query, data, 1.0)
+        assert np.all(np.abs(ours - ref) <= 1e-9 * np.maximum(1.0, np.abs(ref))), spread
+
+
+def test_knn_density_stays_accurate_when_far_apart():
+    rng = np.random.default_rng(6)
+    data = rng.standard_normal((300, 2)) * 1e7
+    query = data[:20] + rng.normal(0, 1e-2, (20, 2))
+    r = np.sort(np.sqrt(((query[:, None] - data[None]) ** 2).sum(axis=2)), axis=1)[:, 2]
+    expected = np.log(3 / 300) - np.log(np.pi) - 2 * np.log(r)
+    np.testing.assert_allclose(knn_density(query, data, 3, log=True), expected, rtol=1e-12)
+
+
 def test_kernel_density_integrates_to_one():
     rng = np.random.default_rng(1)
     data = rng.standard_normal(200)

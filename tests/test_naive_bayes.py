@@ -527,3 +527,41 @@ def test_figures_of_chapter_4_draw():
             plot_evidence(nb, QUERIES, names, "good", "bad")]
     for fig in figs:
         assert fig.axes and (fig.axes[0].lines or fig.axes[0].patches)
+
+
+def _unsorted_int_csr(dense, rng, duplicate=True):
+    """``dense`` as an int64 CSR matrix with shuffled column indices in every row (the
+    layout of CountVectorizer's fit_transform output) and, optionally, each stored value
+    split over two entries of the same (row, column)."""
+    rows, cols = np.nonzero(dense)
+    vals = dense[rows, cols].astype(np.int64)
+    if duplicate:
+        first = np.minimum(vals, rng.integers(0, 3, vals.size))
+        rows, cols = np.r_[rows, rows], np.r_[cols, cols]
+        vals = np.r_[first, vals - first]
+    order = np.lexsort((rng.random(rows.size), rows))
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=dense.shape[0]))]
+    X = sp.csr_matrix((vals, cols, indptr), shape=dense.shape)
+    assert not X.has_sorted_indices
+    return X
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_multinomial_on_unsorted_integer_csr_equals_sklearn_and_leaves_input_alone(duplicate):
+    rng = np.random.default_rng(7)
+    dense, dense_t = rng.poisson(0.4, (200, 300)), rng.poisson(0.4, (40, 300))
+    y = rng.integers(0, 5, 200)
+    X, Xt = _unsorted_int_csr(dense, rng, duplicate), _unsorted_int_csr(dense_t, rng, duplicate)
+    before = [a.copy() for a in (X.data, X.indices, X.indptr)]
+    ours = MultinomialNB().fit(X, y)
+    ref = sk.MultinomialNB().fit(dense, y)
+    np.testing.assert_allclose(ours.feature_count_, ref.feature_count_)
+    np.testing.assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_log_proba(Xt), ref.predict_log_proba(dense_t),
+                               rtol=1e-9)
+    assert (ours.predict(Xt) == ref.predict(dense_t)).all()
+    for a, b in zip(before, (X.data, X.indices, X.indptr)):
+        assert np.array_equal(a, b) and a.dtype == b.dtype   # not sorted or cast in place
+    # the prediction product's dense operand needs no copy
+    assert ours.feature_log_prob_.T.flags.c_contiguous

@@ -421,3 +421,29 @@ def test_confusion_matrix_matches_sklearn():
     np.testing.assert_array_equal(confusion_matrix(y, p, 4),
                                   metrics.confusion_matrix(y, p, labels=range(4)))
     assert confusion_matrix([], [], 3).sum() == 0
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+def test_unsorted_integer_counts_with_repeated_entries_equal_their_canonical_form(event_model):
+    """CountVectorizer's fit_transform output has unsorted column indices; a CSR matrix
+    may also repeat a (row, column). Both must give the canonical matrix's model (and
+    the Bernoulli model must count a repeated entry once)."""
+    rng = np.random.default_rng(9)
+    dense = rng.poisson(0.5, (80, 30))
+    dense[:, dense.sum(axis=0) == 0] = 1
+    y = rng.integers(0, 3, 80)
+    rows, cols = np.nonzero(dense)
+    vals = dense[rows, cols]
+    first = np.minimum(vals, 1)
+    rows, cols, vals = np.r_[rows, rows], np.r_[cols, cols], np.r_[first, vals - first]
+    order = np.lexsort((rng.random(rows.size), rows))
+    indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=80))]
+    X = sp.csr_matrix((vals[order], cols[order], indptr), shape=dense.shape)
+    assert not X.has_sorted_indices and X.dtype.kind == "i"
+    ours = NaiveBayesText(event_model).fit_counts(X, y)
+    ref = NaiveBayesText(event_model).fit_counts(sp.csr_matrix(dense), y)
+    np.testing.assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_allclose(ours.joint_log_likelihood(X), ref.joint_log_likelihood(dense),
+                               rtol=1e-12)
+    assert not X.has_sorted_indices                # the caller's matrix is left as it was
+    assert ours.feature_log_prob_.T.flags.c_contiguous

@@ -11,8 +11,9 @@ ancestors of the query nor of the evidence are barren and dropped first. Factors
 rescaled as they shrink and the last product is formed in log space, so that
 posteriors stay finite when P(evidence) is below the smallest double.
 """
+import heapq
 import math
-from itertools import product
+from itertools import count, product
 
 import numpy as np
 
@@ -113,9 +114,9 @@ def _factors(net, relevant, ev):
     for i in sorted(relevant):
         scope = a["par"][i] + (i,)
         table = a["cpt"][i]
-        if any(u in ev for u in scope):
-            table = table[tuple(ev.get(u, slice(None)) for u in scope)]
-            scope = tuple(u for u in scope if u not in ev)
+        if not ev.keys().isdisjoint(scope):
+            table = table[tuple([ev.get(u, slice(None)) for u in scope])]
+            scope = tuple([u for u in scope if u not in ev])
         factors.append((scope, table))
     return factors
 
@@ -137,20 +138,24 @@ def _order(net, factors, hidden, heuristic="min_fill"):
 
     def key(h):
         ns = nb.get(h, ())
-        weight = math.prod(card[x] for x in ns) * card[h]
+        weight = math.prod([card[x] for x in ns]) * card[h]
         if heuristic == "min_fill":
-            fill = 0
-            for x in ns:
-                fill += len(ns) - 1 - len(nb[x] & ns)
+            # missing edges among the neighbours: pairs minus (twice) the edges present
+            fill = len(ns) * (len(ns) - 1) - sum([len(nb[x] & ns) for x in ns])
             return (fill // 2, weight, h)
         if heuristic == "min_weight":
             return (0, weight, h)
         return (len(ns), weight, h)
 
     scores = {h: key(h) for h in hidden}
+    heap = list(scores.values())        # (score..., h); outdated entries are skipped
+    heapq.heapify(heap)
     order, widest, biggest = [], 0, 1
     while scores:
-        best = min(scores, key=scores.__getitem__)
+        entry = heapq.heappop(heap)
+        best = entry[-1]
+        if scores.get(best) != entry:
+            continue
         biggest = max(biggest, scores.pop(best)[1])
         ns = nb.pop(best, set())
         widest = max(widest, len(ns) + 1)
@@ -160,16 +165,29 @@ def _order(net, factors, hidden, heuristic="min_fill"):
         order.append(best)
         touched = set(ns)
         if heuristic == "min_fill":
+            # a variable outside ns has a new fill only if two of its neighbours are in
+            # ns (the edges just added join members of ns); its neighbours are unchanged
+            seen = set()
             for x in ns:
-                touched |= nb[x]
+                touched |= nb[x] & seen
+                seen |= nb[x]
         for h in touched:
             if h in scores:
-                scores[h] = key(h)
+                new = key(h)
+                if new != scores[h]:
+                    scores[h] = new
+                    heapq.heappush(heap, new)
     return order, widest, biggest
 
 
 def multiply(factors, keep):
-    """Product of factors summed down to the variables ``keep`` (one einsum)."""
+    """Product of factors summed down to the variables ``keep`` (one einsum).
+
+    No contraction-path search (``optimize=False``): in an elimination step every
+    factor contains the variable summed out, so the direct loop over the union of the
+    scopes costs what the step itself costs, and numpy's path search (per call, in
+    Python) would cost more than the product on networks like ALARM.
+    """
     local = {}
     ops = []
     for scope, table in factors:
@@ -177,7 +195,7 @@ def multiply(factors, keep):
     out = [local[u] for u in keep]
     if not ops:
         return np.ones(())
-    return np.einsum(*ops, out, optimize=len(factors) > 3)
+    return np.einsum(*ops, out, optimize=False)
 
 
 def _product(factors, keep):
@@ -209,6 +227,7 @@ def _prepare(net, q, ev):
 
 
 def _eliminate(net, q, ev, heuristic="min_fill"):
+    q = list(q)
     relevant, factors = _prepare(net, q, ev)
     # the plan depends only on which variables are queried / observed
     plans = net.__dict__.setdefault("_plans", {})
@@ -230,30 +249,48 @@ def _eliminate(net, q, ev, heuristic="min_fill"):
             else:
                 zero = True
             return None
-        m = table.max() if table.size else 0.0
+        if not table.size or table.flat[0] >= 1e-100:   # then the maximum is too
+            return scope, table
+        m = table.max()
         if 0 < m < 1e-100:  # keep long products away from underflow
             table = table / m
             log_scale += math.log(m)
         return scope, table
 
-    factors = [f for f in (absorb(*f) for f in factors) if f is not None]
+    # a CPT not reduced by evidence on its own variable has rows summing to one: no
+    # need to look at its entries (the common case, and one numpy call less each)
+    factors = [f if f[0] and f[0][-1] == i else absorb(*f)
+               for i, f in zip(sorted(relevant), factors)]
+    # live factors by number (never reused), and for each variable the numbers of the
+    # factors that mention it (numbers of factors already multiplied out are skipped)
+    live, mentions, numbers = {}, {}, count()
+
+    def add(factor):
+        k = next(numbers)
+        live[k] = factor
+        for u in factor[0]:
+            mentions.setdefault(u, []).append(k)
+    for f in factors:
+        if f is not None:
+            add(f)
     for h in order:
-        inv = [f for f in factors if h in f[0]]
-        factors = [f for f in factors if h not in f[0]]
+        inv = [live.pop(k) for k in mentions.pop(h, ()) if k in live]
         scope = tuple(dict.fromkeys(u for s, _ in inv for u in s if u != h))
         table, scale = _product(inv, scope)
         log_scale += scale
         new = absorb(scope, table)
         if new is not None:
-            factors.append(new)
+            add(new)
+    factors = list(live.values())
     # every factor left is over query variables: multiply in log space, rescale once
     card = net._arrays()["card"]
     with np.errstate(divide="ignore"):
         log_table = np.zeros([card[i] for i in q])
         for scope, t in factors:
-            axes = [list(q).index(u) for u in scope]
+            axes = [q.index(u) for u in scope]
             shape = [card[u] if u in scope else 1 for u in q]
-            log_table = log_table + np.log(t).transpose(np.argsort(axes)).reshape(shape)
+            perm = sorted(range(len(axes)), key=axes.__getitem__)
+            log_table = log_table + np.log(t).transpose(perm).reshape(shape)
     top = log_table.max()
     if zero or top == -math.inf:
         table = np.zeros_like(log_table)

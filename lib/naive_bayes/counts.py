@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from lib._validation import check_counts, check_scalar
 from lib.naive_bayes._base import (_BaseNB, _as_numeric_matrix, _check_alpha, _class_sums,
-                                   _encode_labels, _label, _log, _logdot)
+                                   _encode_labels, _float_csr, _label, _log, _logdot)
 
 
 class BernoulliNB(_BaseNB):
@@ -105,7 +105,7 @@ class MultinomialNB(_BaseNB):
 
     @staticmethod
     def _check_counts(X):
-        return check_counts(X, "X")
+        return check_counts(_float_csr(X), "X")
 
     def fit(self, X, y):
         """Sum the word counts of each class (one sparse product ``Y^T X``)."""
@@ -116,9 +116,11 @@ class MultinomialNB(_BaseNB):
         self.classes_ = classes
         self.class_count_ = np.bincount(y_idx, minlength=classes.size).astype(float)
         self.n_features_in_ = X.shape[1]
-        # Work on the (features, classes) transpose so that feature_log_prob_.T, the
-        # operand of the prediction product, is C-contiguous (no copy per prediction).
-        log_theta = self.feature_count_.T + alpha
+        # Work on a C-contiguous (features, classes) array: feature_log_prob_ is its
+        # transposed view, so feature_log_prob_.T, the dense operand of the prediction
+        # product X @ W, is C-contiguous and scipy does not copy it per prediction.
+        # (``feature_count_.T + alpha`` alone would keep the transpose's F order.)
+        log_theta = np.ascontiguousarray(self.feature_count_.T) + alpha
         total = log_theta.sum(axis=0)
         if (total == 0).any():
             c = self.classes_[np.flatnonzero(total == 0)[0]]

@@ -14,6 +14,7 @@ from scipy.special import logsumexp
 
 from lib._validation import (NotFittedError, check_array, check_counts, check_labels,
                              check_option, check_rng, check_scalar)
+from lib.naive_bayes._base import _float_csr
 
 # A token is a run of two or more letters or digits (the default of scikit-learn's
 # CountVectorizer, so that the two can be compared on the same vocabulary).
@@ -148,7 +149,7 @@ class NaiveBayesText:
         are skipped when a document is classified, exactly as if they had never been
         columns.
         """
-        X = sp.csr_matrix(check_counts(counts, "counts"))
+        X = _count_csr(counts, "counts")
         labels = check_labels(labels, "labels", n_samples=X.shape[0])
         if vocabulary is not None:
             _check_vocabulary(vocabulary, X.shape[1])
@@ -170,18 +171,21 @@ class NaiveBayesText:
             log_prob = np.log(n_k + self.alpha) - np.log(n + self.alpha * vocabulary_size)
         else:
             # number of documents of class v_j in which w_k occurs at least once
-            n_k = np.asarray((docs_j @ (X > 0).astype(float)).todense())
+            n_k = np.asarray((docs_j @ _presence(X)).todense())
             p = (n_k + self.alpha) / (self.class_count_[:, None] + 2 * self.alpha)
             log_prob = np.log(p)
             self.feature_log_absent_ = np.where(self.in_vocabulary_, np.log1p(-p), 0.0)
         self.feature_count_ = n_k
-        self.feature_log_prob_ = np.where(self.in_vocabulary_, log_prob, 0.0)
+        # Stored as the transpose of a C-contiguous (words, classes) array, so that
+        # feature_log_prob_.T, the dense operand of X @ W, is not copied per prediction.
+        self.feature_log_prob_ = np.ascontiguousarray(
+            np.where(self.in_vocabulary_, log_prob, 0.0).T).T
         return self
 
     def _counts(self, docs):
         _check_fitted(self, "feature_log_prob_")
         if sp.issparse(docs) or isinstance(docs, np.ndarray):
-            X = sp.csr_matrix(check_counts(docs, "docs"))
+            X = _count_csr(docs, "docs")
             if X.shape[1] != self.feature_log_prob_.shape[1]:
                 raise ValueError(f"docs as counts must have one column per vocabulary word "
                                  f"({self.feature_log_prob_.shape[1]}), got {X.shape[1]}")
@@ -196,7 +200,7 @@ class NaiveBayesText:
         X = self._counts(docs)
         if self.event_model == "multinomial":
             return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
-        present = (X > 0).astype(float)
+        present = _presence(X)
         log_odds = self.feature_log_prob_ - self.feature_log_absent_
         return (np.asarray(present @ log_odds.T) + self.feature_log_absent_.sum(axis=1)
                 + self.class_log_prior_)
@@ -220,6 +224,26 @@ class NaiveBayesText:
         predicted = self.predict(docs)
         labels = check_labels(labels, "labels", n_samples=len(predicted))
         return float(np.mean(predicted == labels))
+
+
+def _count_csr(counts, name):
+    """Checked counts as a float CSR matrix, its column indices left as they are.
+
+    Sorting the indices (what scipy's ``astype`` does to CountVectorizer output) would
+    cost more than the whole fit; no product here needs them sorted.
+    """
+    X = check_counts(_float_csr(counts), name)
+    return X if sp.issparse(X) else sp.csr_matrix(X)
+
+
+def _presence(X):
+    """0/1 float CSR matrix of the entries of ``X`` (a float CSR of counts) above zero."""
+    if not X.has_canonical_format:  # a repeated (row, column) entry must count once
+        X = X.copy()
+        X.sum_duplicates()
+    present = type(X)(((X.data > 0).astype(float), X.indices, X.indptr), shape=X.shape)
+    present.eliminate_zeros()
+    return present
 
 
 def _check_fitted(model, attribute):
@@ -335,7 +359,7 @@ def learning_curve(counts, labels, train_rows, test_rows, sizes, rng, repeats=3,
     Returns an array of accuracies, shape ``(len(sizes), repeats)``.
     Used in: Chapter 5, section "The learning curve".
     """
-    X = sp.csr_matrix(check_counts(counts, "counts"))
+    X = _count_csr(counts, "counts")
     labels = check_labels(labels, "labels", n_samples=X.shape[0])
     train_rows, test_rows = np.asarray(train_rows), np.asarray(test_rows)
     rng = check_rng(rng)
