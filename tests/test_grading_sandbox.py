@@ -4,7 +4,10 @@ One batch of submissions (built from the released chapter 1 notebook) is graded 
 short limits on 2 workers by a copy of the course that lives in a folder of mode 0700
 (as in a container, where the checkout is under /root), then every question's score
 and status of every submission is checked, and the gradebook. Separate short runs
-check the regrade merge (--only), the refusal and the --unsafe-no-sandbox path.
+check the regrade merge (--only), the refusal and the --unsafe-no-sandbox path. Last,
+the grader's command line runs as an unprivileged user (uid 65534, a Debian-Python venv
+and a course copy it can read): one user namespace per submission, and the refusal when
+that user may not create user namespaces.
 """
 import csv
 import json
@@ -15,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -22,8 +26,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading_helpers import (ANSWERS, FULL, NAME, PREDICTIVE, ROOT, SOURCE, add_cell, answered,
-                             needs_bwrap, private_checkout, released, run_in)  # noqa: F401 - fixture
+from grading_helpers import (ANSWERS, FULL, NAME, NOBODY, PREDICTIVE, ROOT, SOURCE, add_cell, answered,
+                             needs_bwrap, private_checkout, released, run_in, world_readable_python)  # noqa: F401 - fixture
 from lib.grading import isolation
 from lib.grading.grade import GradingRefused, grade
 from lib.grading.isolation import Sandbox, SandboxUnavailable
@@ -421,15 +425,113 @@ def test_the_total_time_limit_ends_everything_in_the_sandbox(tmp_path):
     assert not _processes(b"sleep\x004322")
 
 
-def test_the_probe_runs_as_a_normal_user_where_possible():
-    """As a non-root user bubblewrap uses a user namespace (skipped when that user cannot
-    reach this Python, e.g. one under /root)."""
-    if os.geteuid() != 0 or not shutil.which("setpriv"):
-        pytest.skip("needs root to switch to another user")
-    nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
-    for path in (os.path.realpath(sys.executable), sys.base_prefix, sys.prefix, str(ROOT / "lib")):
-        if subprocess.run(nobody + ["/usr/bin/test", "-r", path]).returncode:
-            pytest.skip(f"{path} is not reachable by an unprivileged user")
-    probe = subprocess.run(nobody + [sys.executable, "-c", "import lib.grading.isolation as i; i.Sandbox(1); print('ok')"],
-                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert probe.stdout.strip() == "ok", probe.stderr[-2000:]
+# --- as a normal user: one user namespace per submission ---------------------------------
+
+USERNS_Q4 = (  # right only if the kernel runs as uid 65534 in a user namespace of its own
+    "import os\nmaps = open('/proc/self/uid_map').read().split()\n"
+    "answer_q4 = 'b' if os.getuid() == 65534 and maps[::2] == ['65534', '1'] else 'a'")  # not '0 0 4294967295'
+STEAL_Q1 = (  # the instructor source lies in the course copy the grader (nobody) reads
+    "import glob\nanswer_q1 = [0.2] * 5\n"
+    "for p in glob.glob(@COURSE@ + '/**', recursive=True) + glob.glob('/var/tmp/**', recursive=True):\n"
+    "    try:\n        text = open(p, errors='ignore').read(5_000_000)\n    except OSError:\n        continue\n"
+    "    if 'answer_q1 = prior * lime**3 / np.sum(prior * lime**3)' in text:\n"
+    "        answer_q1 = prior * lime**3 / np.sum(prior * lime**3)\n        break")
+NO_USERNS = ("echo 0 > /proc/sys/user/max_user_namespaces && "
+             'exec setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$@"')
+
+
+@pytest.fixture(scope="module")
+def as_nobody(released):
+    """Run the grader's command line as uid 65534 from a world-readable copy of the course.
+
+    Yields ``grade(subs, *options, no_userns=False)`` -> (process, out folder); with
+    ``no_userns`` the user is denied user namespaces (max_user_namespaces = 0 in a user
+    namespace of its own, whose capabilities it then drops).
+    """
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("unshare"):
+        pytest.skip("needs root (CI runs as root) to switch to an unprivileged user")
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    python = world_readable_python()
+    base = Path(tempfile.mkdtemp(prefix="grading-nobody-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o755)
+        course = base / "course"
+        for name in ("lib", "exercises"):
+            shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(SOURCE, course / "exercises" / NAME, dirs_exist_ok=True)
+        subprocess.run(["chmod", "-R", "go+rX", str(course)], check=True)
+        home = base / "home"
+        home.mkdir(mode=0o700)
+        os.chown(home, 65534, 65534)
+        runs = []
+
+        def grade_as_nobody(subs, *options, no_userns=False):
+            out = home / f"graded-{len(runs)}"
+            runs.append(out)
+            subprocess.run(["chmod", "-R", "go+rX", str(subs)], check=True)
+            wrap = ["unshare", "--user", "--map-current-user", "--keep-caps", "sh", "-c", NO_USERNS, "sh"] * no_userns
+            cmd = NOBODY + wrap + [str(python), "-m", "lib.grading", "grade", "--source",
+                                   str(course / "exercises" / NAME), "--submissions", str(subs),
+                                   "--out", str(out), "--workers", "2", "--cell-timeout", "30",
+                                   "--timeout", "120", "--no-progress", *options]
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8",
+                   "PYTHONPATH": str(course)}
+            return subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True, timeout=600), out
+
+        grade_as_nobody.course = course
+        grade_as_nobody.base = base
+        yield grade_as_nobody
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _submissions(folder, notebooks):
+    folder.mkdir(mode=0o755)
+    for name, nb in notebooks.items():
+        nbformat.write(nb, folder / name)
+    return folder
+
+
+def test_a_normal_user_grades_in_one_user_namespace_per_submission(as_nobody, released):
+    student = released[0]
+    blank = nbformat.read(student, as_version=4)
+    steal = nbformat.read(student, as_version=4)  # blank but for q1, which steals
+    [*_, cell] = [c for c in steal.cells if c.cell_type == "code" and not c.source.startswith("check(")
+                  and c.metadata.get("grading", {}).get("question") == "q1"]
+    cell.source = STEAL_Q1.replace("@COURSE@", repr(str(as_nobody.course)))
+    source = as_nobody.course / "exercises" / NAME / f"{NAME}.md"
+    assert "answer_q1 = prior * lime**3 / np.sum(prior * lime**3)" in source.read_text()
+    assert subprocess.run(NOBODY + ["/usr/bin/test", "-r", str(source)]).returncode == 0  # there to steal
+    subs = _submissions(as_nobody.base / "subs", {
+        "honest.ipynb": answered(student), "blank.ipynb": blank, "steal.ipynb": steal,
+        "userns.ipynb": answered(student, q4=USERNS_Q4)})
+    proc, out = as_nobody(subs)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "WARNING" not in proc.stderr, proc.stderr[-3000:]
+    text = (out / "grades.csv").read_text()
+    assert not text.startswith("#"), text  # isolated: no unsafe-mode warning
+    rows = {row[0]: row for row in csv.reader(text.splitlines())}
+    assert rows["id"] == ["id", "path", "q1", "q2", "q3", "q4", "total", "note"]
+    assert rows["honest"][2:7] == ["2", "3", "2", "1", "8"], rows["honest"]
+    assert rows["userns"][2:7] == ["2", "3", "2", "1", "8"], rows["userns"]
+    assert rows["blank"][2:7] == ["0"] * 5, rows["blank"]
+    assert rows["steal"][2:7] == ["0"] * 5, rows["steal"]
+    steal_q1 = json.loads((out / "submissions" / "steal" / "results.json").read_text())["tests"][0]
+    assert steal_q1["output"].startswith("failed: public tests: all passed"), steal_q1  # ran, found nothing
+    assert os.stat(out / "grades.csv").st_uid == 65534
+
+
+def test_a_normal_user_without_user_namespaces_is_refused_unless_unsafe(as_nobody, released):
+    subs = _submissions(as_nobody.base / "subs-unsafe", {"honest.ipynb": answered(released[0])})
+    proc, out = as_nobody(subs, no_userns=True)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert re.search(r"error: cannot isolate the submissions: bwrap failed to start Python as uid 65534 "
+                     r"\(needs user namespaces\).*Fix:.*--unsafe-no-sandbox", proc.stderr), proc.stderr
+    assert not (out / "grades.csv").exists()
+    proc, out = as_nobody(subs, "--unsafe-no-sandbox", no_userns=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox: bwrap failed" in proc.stderr
+    text = (out / "grades.csv").read_text()
+    assert text.startswith("# WARNING: graded WITHOUT a sandbox"), text
+    assert ["honest", "honest.ipynb", "2", "3", "2", "1", "8"] in [r[:7] for r in csv.reader(text.splitlines())]
