@@ -12,12 +12,14 @@ width) a chunk is computed from the coordinate differences instead
 The chapter's figures are drawn in :mod:`lib.plots.density`.
 """
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
+from scipy.stats import multivariate_normal
 
 from lib._validation import (check_array, check_option, check_probability_vector, check_rng,
                              check_scalar, check_shape)
 
 CHUNK_CELLS = 65_536      # distances held in memory at once (512 kB: fits in the cache)
+WIDENING = np.array([1.0, 2.0, 4.0])   # kernel widths of the kNN normaliser's proposal
 EXPANSION_TOL = 1e-11     # largest rounding error (log-kernel units) the fast expansion may make
 
 # The three-component mixture of Figures 20.7 and 20.11 of the source: weights
@@ -193,9 +195,9 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
 
     The kNN estimate is not normalised, and unnormalised it would always win with
     ``k = 1`` (its spikes at the data points are tall, and nothing charges it for
-    their infinite total mass). So for ``method="knn"`` (1-D or 2-D data only) each
-    estimate is first divided by its integral over the data's bounding box widened by
-    a quarter of its size on each side; the kernel estimate integrates to 1 already.
+    their infinite total mass). So for ``method="knn"`` each estimate is first divided
+    by its mass near the training data (:func:`knn_log_normaliser`); the kernel
+    estimate integrates to 1 already.
 
     Parameters
     ----------
@@ -220,21 +222,13 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
         values = [_check_width(w) for w in values]
     n_folds = check_scalar(n_folds, "n_folds", kind="integer", low=2, high=len(data))
     rng = check_rng(rng)
-    if method == "knn" and data.shape[1] > 2:
-        raise ValueError("cross-validating k needs 1-D or 2-D data (the estimate is normalised on a grid)")
-    lo, hi = data.min(axis=0), data.max(axis=0)
-    lo, hi = lo - 0.25 * (hi - lo) - 1e-9, hi + 0.25 * (hi - lo) + 1e-9
     folds = np.array_split(rng.permutation(len(data)), n_folds)
     scores = np.zeros(len(values))
     for held in folds:
         train = np.delete(data, held, axis=0)
         if method == "knn":
             ks = [_check_k(k, len(train)) for k in values]
-            cells = 100 if data.shape[1] == 2 else 2000
-            axes = [a + (b - a) * (np.arange(cells) + 0.5) / cells for a, b in zip(lo, hi)]
-            grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(lo))
-            cell = np.prod((hi - lo) / cells)
-            log_z = np.log(np.exp(_knn_log_density(grid, train, ks)).sum(axis=0) * cell)
+            log_z = knn_log_normaliser(train, ks, rng=rng)
             scores += (_knn_log_density(data[held], train, ks) - log_z).sum(axis=0)
         else:
             for i, w in enumerate(values):
@@ -243,22 +237,73 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
     return values[int(np.argmax(scores))], scores
 
 
+def knn_log_normaliser(data, ks, n_samples=2000, rng=0):
+    """Log of the mass of the kNN estimate near the data, for each ``k`` in ``ks``.
+
+    The kNN estimate has infinite total mass (its tails fall like ``1/|x|^d``), so it
+    is normalised over a region around the data instead. In one and two dimensions
+    the region is the data's bounding box widened by a quarter of its size on each
+    side, integrated on a grid (2000 cells, or 100 x 100). In more dimensions a grid
+    is out of reach; the region is the ball around the data mean whose radius is 1.5
+    times the largest distance of a data point from the mean, and the integral is
+    estimated by importance sampling with ``n_samples`` draws from a defensive
+    mixture (half a Gaussian kernel estimate of the data, half uniform in the ball),
+    so that both the bulk near the data and the tails in the ball are covered.
+
+    Used in: Chapter 9, sections "Choosing k and w by cross-validation" and "The
+    curse of dimensionality, measured".
+    """
+    data = _points(data, "data")
+    n, d = data.shape
+    ks = np.array([_check_k(k, n) for k in np.atleast_1d(ks).tolist()])
+    if d <= 2:
+        lo, hi = data.min(axis=0), data.max(axis=0)
+        lo, hi = lo - 0.25 * (hi - lo) - 1e-9, hi + 0.25 * (hi - lo) + 1e-9
+        cells = 100 if d == 2 else 2000
+        axes = [a + (b - a) * (np.arange(cells) + 0.5) / cells for a, b in zip(lo, hi)]
+        grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, d)
+        cell = np.prod((hi - lo) / cells)
+        return logsumexp(_knn_log_density(grid, data, ks), axis=0) + np.log(cell)
+    n_samples = check_scalar(n_samples, "n_samples", kind="integer", low=1)
+    rng = check_rng(rng)
+    centre = data.mean(axis=0)
+    radius = 1.5 * np.sqrt(((data - centre) ** 2).sum(axis=1).max())
+    if radius == 0:
+        raise ValueError(f"data must hold at least two distinct points, got {n} copies of one")
+    # kernel parts: a data point plus Gaussian noise, of Silverman's rule-of-thumb
+    # width and of WIDENING times it (heavier tails, as the kNN estimate has)
+    width = data.std(axis=0).mean() * (4 / ((d + 2) * n)) ** (1 / (d + 4)) * WIDENING
+    parts = len(width) + 1
+    which = rng.integers(parts, size=n_samples)
+    x = data[rng.integers(n, size=n_samples)]
+    x = x + width[np.minimum(which, parts - 2), None] * rng.standard_normal((n_samples, d))
+    far = which == parts - 1                      # uniform in the ball
+    direction = rng.standard_normal((far.sum(), d))
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    x[far] = centre + direction * radius * rng.random((far.sum(), 1)) ** (1 / d)
+    inside = ((x - centre) ** 2).sum(axis=1) <= radius**2
+    log_parts = [kernel_density(x, data, w, log=True) for w in width]
+    log_parts.append(np.where(inside, -log_ball_volume(d) - d * np.log(radius), -np.inf))
+    log_q = logsumexp(log_parts, axis=0) - np.log(parts)
+    log_w = _knn_log_density(x[inside], data, ks) - log_q[inside, None]
+    return logsumexp(log_w, axis=0) - np.log(n_samples)
+
+
 # ---------------------------------------------------------------------- the mixture
 def mixture_density(points, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
-                    covariances=MIXTURE_COVARIANCES):
-    """Density of a mixture of 2-D (or d-D) Gaussians at each point.
+                    covariances=MIXTURE_COVARIANCES, log=False):
+    """Density of a mixture of 2-D (or d-D) Gaussians at each point (its log with
+    ``log=True``, computed with log-sum-exp, so it stays finite in many dimensions).
 
     Used in: Chapter 9, section "A sample from a mixture".
     """
     weights, means, covariances = _check_mixture(weights, means, covariances)
     x = _points(points, "points", means.shape[1])
-    total = np.zeros(len(x))
-    for w, m, c in zip(weights, means, covariances):
-        diff = x - m
-        sol = np.linalg.solve(c, diff.T).T
-        norm = np.sqrt(np.linalg.det(2 * np.pi * c))
-        total += w * np.exp(-0.5 * np.einsum("ij,ij->i", diff, sol)) / norm
-    return total
+    terms = np.empty((len(x), len(weights)))
+    for j, (m, c) in enumerate(zip(means, covariances)):
+        terms[:, j] = multivariate_normal(m, c).logpdf(x)
+    log_p = logsumexp(terms + np.log(weights), axis=1)
+    return log_p if log else np.exp(log_p)
 
 
 def sample_mixture(n, rng, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
@@ -288,3 +333,49 @@ def _check_mixture(weights, means, covariances):
         if not np.allclose(c, c.T) or np.linalg.eigvalsh(c)[0] <= 0:
             raise ValueError(f"covariances[{k}] must be symmetric positive definite, got {c.tolist()}")
     return weights, means, covariances
+
+
+# ---------------------------------------------------------------------- curse of dimensionality
+def curse_mixture(d):
+    """The mixture of the dimension experiment: weights 0.2, 0.3, 0.5, means ``-3u``,
+    ``0`` and ``3u`` along the diagonal ``u = (1, ..., 1) / sqrt(d)`` (the same
+    separation in every dimension) and covariances ``I``, ``0.5^2 I`` and ``0.75^2 I``.
+    Returns ``(weights, means, covariances)``.
+
+    Used in: Chapter 9, section "The curse of dimensionality, measured".
+    """
+    d = check_scalar(d, "d", kind="integer", low=1)
+    u = np.ones(d) / np.sqrt(d)
+    means = np.outer([-3.0, 0.0, 3.0], u)
+    covariances = np.array([s**2 * np.eye(d) for s in (1.0, 0.5, 0.75)])
+    return MIXTURE_WEIGHTS.copy(), means, covariances
+
+
+def held_out_scores(n, d, n_test=2000, rng=0):
+    """Mean held-out log likelihood per point of four densities for ``n`` training
+    points from :func:`curse_mixture` in ``d`` dimensions, scored on ``n_test`` fresh
+    points: ``"true"`` (the mixture itself), ``"em"`` (a three-component Gaussian
+    mixture fitted by EM, three restarts), ``"kernel"`` (Gaussian kernel estimate, the
+    width chosen by five-fold cross-validation on the training points) and ``"knn"``
+    (k chosen the same way, normalised by :func:`knn_log_normaliser`). The chosen
+    ``"width"`` and ``"k"`` are returned too.
+
+    Used in: Chapter 9, section "The curse of dimensionality, measured".
+    """
+    from lib.em import GaussianMixture   # the one EM implementation (Chapter 7)
+
+    n = check_scalar(n, "n", kind="integer", low=10)
+    n_test = check_scalar(n_test, "n_test", kind="integer", low=1)
+    rng = check_rng(rng)
+    mixture = curse_mixture(d)
+    test, _ = sample_mixture(n_test, rng, *mixture)    # first: the same test set for every n
+    train, _ = sample_mixture(n, rng, *mixture)
+    width, _ = cross_validate(train, "kernel", np.geomspace(0.05, 3, 18), rng=rng)
+    ks = [k for k in (1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 200) if k <= 0.8 * n]
+    k, _ = cross_validate(train, "knn", ks, rng=rng)
+    em = GaussianMixture(3, n_init=3, reg=1e-3, random_state=rng).fit(train)
+    knn = _knn_log_density(test, train, [k])[:, 0] - knn_log_normaliser(train, [k], rng=rng)[0]
+    return {"true": mixture_density(test, *mixture, log=True).mean(),
+            "em": em.score(test),
+            "kernel": kernel_density(test, train, width, log=True).mean(),
+            "knn": knn.mean(), "width": width, "k": k}

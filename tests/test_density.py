@@ -10,7 +10,7 @@ from lib.density import cross_validate, kernel_density, knn_density
 sklearn_neighbors = pytest.importorskip("sklearn.neighbors")
 
 
-@pytest.mark.parametrize("d, width", [(1, 0.3), (2, 0.02), (2, 0.07), (2, 0.2), (3, 0.5)])
+@pytest.mark.parametrize("d, width", [(1, 0.3), (2, 0.02), (2, 0.07), (2, 0.2), (3, 0.5), (8, 1.0)])
 def test_kernel_density_equals_sklearn(d, width):
     rng = np.random.default_rng(d)
     data, query = rng.random((300, d)), rng.random((500, d)) * 1.4 - 0.2
@@ -164,7 +164,13 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", []), ValueError, "values is empty"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), ValueError, "n_folds"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=2, rng="seed"), TypeError, "rng must be"),
-    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "1-D or 2-D"),
+    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "at least two distinct points"),
+    (lambda: density.knn_log_normaliser(np.ones((5, 4)), [2]), ValueError, "got 5 copies of one"),
+    (lambda: density.knn_log_normaliser(np.eye(4), [5]), ValueError, "got 5"),
+    (lambda: density.knn_log_normaliser(np.eye(4), [2], n_samples=0), ValueError, "n_samples"),
+    (lambda: density.held_out_scores(5, 2), ValueError, "n must be an integer >= 10, got 5"),
+    (lambda: density.held_out_scores(50, 0), ValueError, "d must be an integer >= 1, got 0"),
+    (lambda: density.curse_mixture(2.5), TypeError, "d must be an integer"),
     (lambda: density.log_ball_volume(0), ValueError, "d must be an integer >= 1"),
     (lambda: density.mixture_density([[0.5, 0.5]], weights=[0.5, 0.5]), ValueError,
      "weights must have 3 entries, got 2"),
@@ -192,3 +198,107 @@ def test_figures_of_chapter_9_draw():
     assert len(plot_estimates(data, "kernel", [0.05], n_grid=20).axes) == 1
     assert len(plot_cross_validation([1, 2, 4], [-1.0, -0.5, -0.8], [0.1, 0.2], [-1.0, -2.0]).axes) == 2
     assert len(plot_density_sliders(k=5, width=0.1, data=data, n_grid=20).axes) == 3
+    from lib.plots.density import plot_curse
+    runs = [{"true": -1.0, "em": -1.1, "kernel": -1.2, "knn": -1.3}] * 2
+    fig = plot_curse([10, 20], runs, [1, 2], runs)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 4
+    np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), [0.1, 0.1])   # EM shortfall
+
+
+@pytest.mark.parametrize("d", [1, 3, 5, 8])
+@pytest.mark.parametrize("k", [1, 4, 17])
+def test_knn_density_equals_brute_force_in_any_dimension(d, k):
+    """One query at a time, with a Python loop and math.gamma: k / (N V_d r_k^d)."""
+    import math
+    rng = np.random.default_rng(10 * d + k)
+    data, query = rng.standard_normal((60, d)), rng.standard_normal((25, d)) * 1.5
+    expected = []
+    for q in query:
+        r = sorted(math.dist(q, x) for x in data)[k - 1]
+        volume = math.pi ** (d / 2) / math.gamma(d / 2 + 1)
+        expected.append(k / (len(data) * volume * r**d))
+    np.testing.assert_allclose(knn_density(query, data, k), expected, rtol=1e-9)
+    np.testing.assert_allclose(knn_density(query, data, k, log=True), np.log(expected), rtol=1e-9)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_knn_log_normaliser_is_the_integral_over_the_widened_box(d):
+    rng = np.random.default_rng(d)
+    data = rng.standard_normal((80, d))
+    lo, hi = data.min(0), data.max(0)
+    lo, hi = lo - 0.25 * (hi - lo), hi + 0.25 * (hi - lo)
+    axes = [np.linspace(a, b, 3001 if d == 1 else 401) for a, b in zip(lo, hi)]
+    grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, d)
+    for k in (3, 10):
+        p = knn_density(grid, data, k).reshape([len(a) for a in axes])
+        for a in axes[::-1]:
+            p = np.trapezoid(p, a, axis=-1)
+        assert density.knn_log_normaliser(data, [k])[0] == pytest.approx(np.log(p), abs=0.01)
+
+
+def test_knn_log_normaliser_matches_plain_monte_carlo_in_three_dimensions():
+    """Importance sampling against uniform sampling in the same ball (many more draws)."""
+    rng = np.random.default_rng(7)
+    data = np.r_[rng.normal(0, 1, (60, 3)), rng.normal(4, 0.5, (60, 3))]
+    centre = data.mean(0)
+    radius = 1.5 * np.linalg.norm(data - centre, axis=1).max()
+    m = 400_000
+    u = rng.standard_normal((m, 3))
+    u = centre + u / np.linalg.norm(u, axis=1, keepdims=True) * radius * rng.random((m, 1)) ** (1 / 3)
+    volume = 4 / 3 * np.pi * radius**3
+    for k in (8, 30):       # both estimates have a standard error of about 1.5%
+        plain = np.log(knn_density(u, data, k).mean() * volume)
+        ours = density.knn_log_normaliser(data, [k], n_samples=20_000, rng=1)[0]
+        assert ours == pytest.approx(plain, abs=0.05)
+    # several k at once give the one-k answers; the mass in the ball exceeds 1
+    z = density.knn_log_normaliser(data, [8, 30], n_samples=20_000, rng=1)
+    np.testing.assert_allclose(z, [density.knn_log_normaliser(data, [k], n_samples=20_000, rng=1)[0]
+                                   for k in (8, 30)], rtol=1e-12)
+    assert np.all(z > 0.2)
+
+
+def test_cross_validation_of_k_works_beyond_two_dimensions():
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((400, 4))
+    k, scores = cross_validate(data, "knn", [1, 2, 5, 10, 20, 50, 150], rng=0)
+    assert k in (5, 10, 20, 50)
+    assert scores[0] < scores.max() - 0.3 and scores[-1] < scores.max()
+
+
+def test_mixture_density_log_in_many_dimensions():
+    rng = np.random.default_rng(8)
+    weights, means, covs = density.curse_mixture(6)
+    x = rng.standard_normal((50, 6)) * 2
+    direct = np.zeros(50)
+    for w, m, c in zip(weights, means, covs):
+        diff = x - m
+        maha = np.einsum("ij,ij->i", diff, np.linalg.solve(c, diff.T).T)
+        direct += w * np.exp(-0.5 * maha) / np.sqrt(np.linalg.det(2 * np.pi * c))
+    np.testing.assert_allclose(density.mixture_density(x, weights, means, covs, log=True),
+                               np.log(direct), rtol=1e-12)
+    far = np.full((1, 6), 200.0)                           # the density underflows there
+    assert np.isfinite(density.mixture_density(far, weights, means, covs, log=True)).all()
+    # the curse mixture: unit-length diagonal, separation 3 in every dimension
+    for d in (1, 2, 9):
+        _, m, c = density.curse_mixture(d)
+        assert np.linalg.norm(m[2] - m[1]) == pytest.approx(3.0)
+        np.testing.assert_allclose(np.sqrt(c[:, 0, 0]), [1.0, 0.5, 0.75])
+
+
+def test_held_out_scores_agree_with_scikit_learn():
+    from sklearn.mixture import GaussianMixture as SkMixture
+
+    r = density.held_out_scores(300, 3, n_test=500, rng=5)
+    rng = np.random.default_rng(5)                    # the same draws: test set first
+    mixture = density.curse_mixture(3)
+    test, _ = density.sample_mixture(500, rng, *mixture)
+    train, _ = density.sample_mixture(300, rng, *mixture)
+    assert r["true"] == pytest.approx(density.mixture_density(test, *mixture, log=True).mean())
+    kde = sklearn_neighbors.KernelDensity(bandwidth=r["width"]).fit(train)
+    assert r["kernel"] == pytest.approx(kde.score_samples(test).mean(), rel=1e-9)
+    sk = SkMixture(3, n_init=3, reg_covar=1e-3, random_state=0).fit(train)
+    assert r["em"] == pytest.approx(sk.score(test), abs=0.02)
+    # the width is the five-fold choice on the training points (the stream goes on)
+    assert r["width"] == cross_validate(train, "kernel", np.geomspace(0.05, 3, 18), rng=rng)[0]
+    assert r["true"] > max(r["em"], r["kernel"], r["knn"])
+    assert 1 < r["k"] < 100 and 0.05 < r["width"] < 3

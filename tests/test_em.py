@@ -425,3 +425,90 @@ def test_candy_mixture_bad_input():
         MixtureOfNaiveBayes(2, init={**init, "probs": bad_probs}).fit(X, sample_weight=counts)
     with pytest.raises(ValueError, match="init"):
         MixtureOfNaiveBayes(2, init="kmeans").fit(X)
+
+
+# ---------------------------------------------------------------- variational inference
+def _random_spd(d, seed):
+    a = np.random.default_rng(seed).standard_normal((d, d))
+    return a @ a.T + 0.3 * np.eye(d)
+
+
+def test_gaussian_kl_against_monte_carlo_with_scipy():
+    from scipy.stats import multivariate_normal as mvn
+    from lib.em import gaussian_kl
+
+    mq, mp = np.array([0.3, -1.0, 2.0]), np.array([0.0, 0.5, 1.5])
+    sq, sp = _random_spd(3, 1), _random_spd(3, 2)
+    draws = mvn(mq, sq).rvs(400_000, random_state=3)
+    mc = np.mean(mvn(mq, sq).logpdf(draws) - mvn(mp, sp).logpdf(draws))
+    assert gaussian_kl(mq, sq, mp, sp) == pytest.approx(mc, abs=0.02)
+    assert gaussian_kl(mp, sp, mp, sp) == pytest.approx(0.0, abs=1e-12)
+    # one dimension by hand: ln(s_p / s_q) + (s_q^2 + (m_q - m_p)^2) / (2 s_p^2) - 1/2
+    expected = np.log(2.0 / 0.5) + (0.25 + 1.0) / 8 - 0.5
+    assert gaussian_kl([1.0], [[0.25]], [0.0], [[4.0]]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_mean_field_matches_a_direct_minimisation_of_the_kl():
+    """Coordinate ascent against scipy.optimize over all diagonal Gaussians."""
+    from scipy.optimize import minimize
+    from lib.em import gaussian_kl, mean_field_gaussian
+
+    d, mean, cov = 4, np.array([1.0, -2.0, 0.5, 0.0]), _random_spd(4, 5)
+    mf = mean_field_gaussian(mean, cov, start=np.zeros(d), n_sweeps=300)
+
+    def kl(theta):
+        return gaussian_kl(theta[:d], np.diag(np.exp(theta[d:])), mean, cov)
+
+    best = minimize(kl, np.zeros(2 * d), method="BFGS", options={"gtol": 1e-10})
+    np.testing.assert_allclose(mf.means[-1], best.x[:d], atol=1e-4)
+    np.testing.assert_allclose(mf.variances, np.exp(best.x[d:]), rtol=1e-4)
+    assert -mf.elbo[-1] == pytest.approx(best.fun, abs=1e-8)
+    # the optimum: the true means, the conditional variances 1 / Lambda_ii, and
+    # KL = (ln det Sigma + sum ln Lambda_ii) / 2
+    precision = np.linalg.inv(cov)
+    np.testing.assert_allclose(mf.means[-1], mean, atol=1e-8)
+    np.testing.assert_allclose(mf.variances, 1 / np.diag(precision), rtol=1e-12)
+    assert -mf.elbo[-1] == pytest.approx(0.5 * (np.linalg.slogdet(cov)[1]
+                                                + np.log(np.diag(precision)).sum()), rel=1e-9)
+    assert np.all(mf.variances < np.diag(cov))                  # too small: overconfident
+    assert np.all(np.diff(mf.elbo) >= -1e-12) and mf.means.shape == (300 * d + 1, d)
+
+
+def test_mean_field_on_independent_coordinates_is_exact_after_one_sweep():
+    from lib.em import mean_field_gaussian
+
+    mf = mean_field_gaussian([1.0, 2.0], np.diag([0.5, 3.0]), start=[-5.0, 7.0], n_sweeps=1)
+    np.testing.assert_allclose(mf.means[-1], [1.0, 2.0])
+    np.testing.assert_allclose(mf.variances, [0.5, 3.0])
+    assert mf.elbo[-1] == pytest.approx(0.0, abs=1e-12)
+    assert mf.elbo[1] > mf.elbo[0]                              # after updating z_1 only
+    np.testing.assert_allclose(mf.means[1], [1.0, 7.0])
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda f, k: f([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]], [0.0, 0.0]), ValueError,
+     "covariance must be symmetric positive definite"),
+    (lambda f, k: f([0.0, 0.0], [[1.0]], [0.0, 0.0]), ValueError, "covariance must have shape (2, 2)"),
+    (lambda f, k: f([0.0, 0.0], np.eye(2), [0.0]), ValueError, "start must have 2 entries"),
+    (lambda f, k: f([0.0, 0.0], np.eye(2), [0.0, 0.0], n_sweeps=-1), ValueError, "n_sweeps"),
+    (lambda f, k: f([0.0, np.nan], np.eye(2), [0.0, 0.0]), ValueError, "mean must not contain NaN"),
+    (lambda f, k: k([0.0], [[1.0]], [0.0, 0.0], np.eye(2)), ValueError, "q has 1 dimensions but p has 2"),
+    (lambda f, k: k([0.0], [[-1.0]], [0.0], [[1.0]]), ValueError, "symmetric positive definite"),
+])
+def test_variational_bad_input(call, error, message):
+    from lib.em import gaussian_kl, mean_field_gaussian
+
+    with pytest.raises(error) as err:
+        call(mean_field_gaussian, gaussian_kl)
+    assert message in str(err.value)
+
+
+def test_plot_mean_field_draws():
+    from lib.em import mean_field_gaussian
+    from lib.plots.em import plot_mean_field
+
+    cov = np.array([[1.0, 0.8], [0.8, 1.0]])
+    mf = mean_field_gaussian([0.0, 0.0], cov, start=[1.0, -1.0], n_sweeps=3)
+    fig = plot_mean_field([0.0, 0.0], cov, mf)
+    assert len(fig.axes) == 2
+    np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), mf.elbo)

@@ -5,7 +5,9 @@
 * :mod:`lib.em.mixture`: :class:`GaussianMixture` (sections "Mixtures of Gaussians",
   "When EM goes wrong", "Try it yourself");
 * :mod:`lib.em.candy`: :class:`MixtureOfNaiveBayes`, the candy bags (section "A mixture
-  of candy bags").
+  of candy bags");
+* :mod:`lib.em.variational`: :func:`mean_field_gaussian`, :func:`gaussian_kl` (section
+  "When the E step is intractable: variational inference").
 
 EM for a Bayesian network with missing values (section "Bayesian networks with missing
 values") is :func:`lib.bn.fit_em` (``net.fit_em(data)``), the one EM for networks,
@@ -15,9 +17,11 @@ from .candy import MixtureOfNaiveBayes, candy_counts, candy_parameters, candy_th
 from .known_variance import EMTrace, em_known_variance, lower_bound_curves, one_mean_em_path
 from .mixture import (GaussianMixture, em_history, gaussian_log_densities,
                       mixture_log_likelihood, sample_mixture)
+from .variational import MeanFieldTrace, gaussian_kl, mean_field_gaussian
 
 __all__ = [
     "EMTrace", "em_known_variance", "lower_bound_curves", "one_mean_em_path",
     "GaussianMixture", "gaussian_log_densities", "mixture_log_likelihood", "sample_mixture",
     "em_history", "MixtureOfNaiveBayes", "candy_counts", "candy_parameters", "candy_theta",
+    "MeanFieldTrace", "mean_field_gaussian", "gaussian_kl",
 ]

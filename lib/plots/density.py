@@ -7,7 +7,8 @@ import numpy as np
 from lib.density import _points, kernel_density, knn_density, mixture_density
 from lib.plotting import new_figure
 
-__all__ = ["plot_sample", "plot_estimates", "plot_cross_validation", "plot_density_sliders"]
+__all__ = ["plot_sample", "plot_estimates", "plot_cross_validation", "plot_density_sliders",
+           "plot_curse"]
 
 
 def _grid(n=80, lo=0.0, hi=1.0):
@@ -110,4 +111,38 @@ def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60):
     _show_density(axes[2], kernel_density(grid, data, width), n_grid, f"kernel, w = {width:.3f}", vmax)
     for ax in axes[1:]:
         ax.scatter(data[:, 0], data[:, 1], s=3, color="w", alpha=0.7)
+    return fig
+
+
+_CURSE_STYLE = {"em": ("EM mixture (3 components)", "C0", "o"),
+                "kernel": ("kernel, w by CV", "C1", "s"),
+                "knn": ("kNN, k by CV", "C2", "^")}
+
+
+def plot_curse(ns, by_n, ds, by_d):
+    """The curse of dimensionality, measured: (a) mean held-out log likelihood per
+    point against the training-set size ``ns`` (one dimension), with the true
+    density's as the dashed reference; (b) the shortfall from the true density
+    (true minus estimate, nats per point, log scale) against the dimensions ``ds``.
+    ``by_n`` and ``by_d`` are lists of the dicts of :func:`lib.density.held_out_scores`.
+
+    Used in: Chapter 9, section "The curse of dimensionality, measured".
+    """
+    fig = new_figure((9.0, 3.4))
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot(ns, [r["true"] for r in by_n], "k--", label="true density")
+    for key, (label, colour, marker) in _CURSE_STYLE.items():
+        ax1.plot(ns, [r[key] for r in by_n], color=colour, marker=marker, label=label)
+        ax2.plot(ds, [r["true"] - r[key] for r in by_d], color=colour, marker=marker, label=label)
+    ax1.set_xscale("log")
+    ax1.set_xlabel("training points N")
+    ax1.set_ylabel("held-out log likelihood per point")
+    ax1.set_title("(a) against N", fontsize=10)
+    ax1.legend(fontsize=8)
+    ax2.set_xscale("log", base=2)
+    ax2.set_yscale("log")
+    ax2.set_xticks(ds, [str(d) for d in ds])
+    ax2.set_xlabel("dimension d")
+    ax2.set_ylabel("shortfall from the true density (nats)")
+    ax2.set_title("(b) against d", fontsize=10)
     return fig

@@ -4,7 +4,8 @@ Sections "EM for k means" (:func:`plot_known_variance_steps`, :func:`plot_mean_p
 "Mixtures of Gaussians" (:func:`plot_mixture_recovery`, :func:`plot_log_likelihood`),
 "A mixture of candy bags" (:func:`plot_two_log_likelihoods`), "When EM goes wrong"
 (:func:`plot_degenerate`), "The general EM algorithm and why it works"
-(:func:`plot_lower_bound`) and "Try it yourself" (:func:`plot_em_2d`).
+(:func:`plot_lower_bound`), "When the E step is intractable: variational inference"
+(:func:`plot_mean_field`) and "Try it yourself" (:func:`plot_em_2d`).
 """
 import numpy as np
 from scipy.special import logsumexp
@@ -14,7 +15,7 @@ from lib.em.mixture import _cholesky_precisions, em_history, gaussian_log_densit
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
            "plot_log_likelihood", "plot_two_log_likelihoods", "plot_degenerate",
-           "plot_lower_bound", "plot_em_2d"]
+           "plot_lower_bound", "plot_em_2d", "plot_mean_field"]
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -239,4 +240,35 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40):
     lo = min(hist[0][4], true_ll if true_ll is not None else np.inf)
     hi = max(hist[-1][4], true_ll if true_ll is not None else -np.inf)
     b.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+    return fig
+
+
+def plot_mean_field(mean, covariance, trace):
+    """Mean-field variational inference on a 2-D Gaussian (a
+    :class:`lib.em.variational.MeanFieldTrace`): (a) the 1- and 2-standard-deviation
+    ellipses of the target (black) and of the final factorised approximation (red,
+    dashed), with the zig-zag path of the approximation's mean; (b) the ELBO after
+    each single-coordinate update. Used in: Chapter 7, section "When the E step is
+    intractable: variational inference"."""
+    mean, covariance = np.asarray(mean, float), np.asarray(covariance, float)
+    fig = _figure(8.6, 3.8)
+    ax1, ax2 = fig.subplots(1, 2)
+    q_cov = np.diag(trace.variances)
+    for r in (1.0, 2.0):
+        ax1.plot(*_ellipse_points(mean, covariance, r).T, color="k", lw=1.5,
+                 label="target p" if r == 1 else None)
+        ax1.plot(*_ellipse_points(trace.means[-1], q_cov, r).T, color=COLORS[1], ls="--",
+                 label="mean-field q" if r == 1 else None)
+    ax1.plot(*trace.means.T, color=COLORS[0], marker="o", ms=3, lw=1,
+             label="mean of q, update by update")
+    ax1.set_aspect("equal")
+    ax1.set_xlabel("$z_1$")
+    ax1.set_ylabel("$z_2$")
+    ax1.set_title("(a) target and approximation", fontsize=10)
+    ax1.legend(fontsize=7, loc="lower right")
+    ax2.plot(np.arange(len(trace.elbo)), trace.elbo, color=COLORS[0], marker="o", ms=3)
+    ax2.axhline(trace.elbo[-1], color="k", ls=":", lw=1)
+    ax2.set_xlabel("single-coordinate updates")
+    ax2.set_ylabel(r"ELBO $= -\mathrm{KL}(q \,\|\, p)$ (nats)")
+    ax2.set_title("(b) the bound rises at every update", fontsize=10)
     return fig
