@@ -281,11 +281,20 @@ def knn_log_normaliser(data, ks, n_samples=2000, rng=0):
     direction = rng.standard_normal((far.sum(), d))
     direction /= np.linalg.norm(direction, axis=1, keepdims=True)
     x[far] = centre + direction * radius * rng.random((far.sum(), 1)) ** (1 / d)
-    inside = ((x - centre) ** 2).sum(axis=1) <= radius**2
-    log_parts = [kernel_density(x, data, w, log=True) for w in width]
-    log_parts.append(np.where(inside, -log_ball_volume(d) - d * np.log(radius), -np.inf))
-    log_q = logsumexp(log_parts, axis=0) - np.log(parts)
-    log_w = _knn_log_density(x[inside], data, ks) - log_q[inside, None]
+    x = x[((x - centre) ** 2).sum(axis=1) <= radius**2]     # draws outside count as 0
+    # one pass over the distances gives r_k for the kNN estimate and the kernel parts
+    r2, log_q = np.empty((len(x), len(ks))), np.empty((len(x), parts))
+    log_q[:, -1] = -log_ball_volume(d) - d * np.log(radius)
+    for rows, d2 in _squared_distances(x, data):
+        r2[rows] = np.partition(d2, ks - 1, axis=1)[:, ks - 1]
+        nearest = d2.min(axis=1, keepdims=True)
+        for j, w in enumerate(width):          # log-sum-exp, the nearest term factored out
+            total = np.exp((nearest - d2) / (2 * w**2)).sum(axis=1)
+            log_q[rows, j] = (np.log(total) - nearest[:, 0] / (2 * w**2) - np.log(n)
+                              - 0.5 * d * np.log(2 * np.pi * w**2))
+    with np.errstate(divide="ignore"):
+        log_knn = np.log(ks / n) - log_ball_volume(d) - 0.5 * d * np.log(r2)
+    log_w = log_knn - (logsumexp(log_q, axis=1) - np.log(parts))[:, None]
     return logsumexp(log_w, axis=0) - np.log(n_samples)
 
 
