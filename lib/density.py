@@ -127,7 +127,7 @@ def knn_density(query, data, k, log=False):
 
     Examples
     --------
-    >>> float(knn_density([0.5], [0.0, 1.0], k=1)[0])  # 1 / (2 * 1 * (2 * 0.5))
+    >>> round(float(knn_density([0.5], [0.0, 1.0], k=1)[0]), 12)  # 1 / (2 * 1 * (2 * 0.5))
     0.5
     """
     data = _points(data, "data")
