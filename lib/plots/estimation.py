@@ -125,8 +125,9 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0):
 
 
 def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):
-    """Logistic fits by cross entropy and by squared error (left) and, if given, their
-    estimates ``(w0, w1)`` over many simulated data sets (right).
+    """Logistic fits by cross entropy and by squared error (left) and, if given, how far
+    their estimates ``(w0, w1)`` over many simulated data sets fall from ``true_w``
+    (right: the fraction of data sets within each distance).
 
     Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
     """
@@ -140,16 +141,18 @@ def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):
                            (w_ce, "cross entropy (ML)", dict(color="tab:red")),
                            (w_se, "squared error", dict(color="tab:blue", ls="-."))]:
         ax.plot(grid, expit(w[0] + w[1] * grid), lw=2, label=name, **style)
-    ax.set(xlabel="x", ylabel="P(y = 1 | x)", title="(a) one data set")
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    ax.set(xlabel="x", ylabel="P(y = 1 | x)", title="(a) one data set", ylim=(-0.08, 1.6),
+           yticks=np.linspace(0, 1, 6))
+    ax.legend(fontsize=8, frameon=False, loc="upper left", ncol=2)
     if runs_ce is not None:
         ax = axes[1]
-        for runs, name, colour in [(runs_se, "squared error", "tab:blue"),
-                                   (runs_ce, "cross entropy", "tab:red")]:
-            runs = np.asarray(runs)
-            ax.scatter(runs[:, 0], runs[:, 1], s=6, alpha=0.35, color=colour, label=name)
-        ax.plot(*true_w[:2], "k+", ms=14, mew=2, label="true (w0, w1)")
-        ax.set(xlabel="intercept w0", ylabel="slope w1",
-               title=f"(b) estimates from {len(runs_ce)} data sets")
-        ax.legend(fontsize=8, frameon=False, loc="upper right", markerscale=2)
+        true_w = np.asarray(true_w)
+        for runs, name, style in [(runs_ce, "cross entropy (ML)", dict(color="tab:red")),
+                                  (runs_se, "squared error", dict(color="tab:blue", ls="-."))]:
+            dist = np.sort(np.linalg.norm(np.asarray(runs) - true_w, axis=1))
+            ax.plot(dist, np.arange(1, dist.size + 1) / dist.size, lw=2, label=name, **style)
+        ax.set(xlim=(0, 1.5), ylim=(0, 1.02), xlabel="distance from the true (w0, w1)",
+               ylabel="fraction of data sets", title=f"(b) {len(runs_ce)} data sets")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, frameon=False, loc="lower right")
     return fig
