@@ -451,23 +451,13 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     consistent with the training data; a fresh test instance is drawn and classified by
     both methods. Returns the fraction of test errors of each.
 
+    ``prior`` (shape (H,)) is the prior over the concepts and also the distribution the
+    targets are drawn from; ``concepts[h, x]`` (0/1, shape (H, X)) is the label concept
+    ``h`` gives instance ``x``; ``n_train`` lists the training set sizes ``m`` and
+    ``n_trials`` the trials (targets) per size; ``rng`` is a ``numpy.random.Generator``.
+    Returns ``bayes_error, gibbs_error``, arrays of shape ``(len(n_train),)``.
+
     Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
-
-    Parameters
-    ----------
-    prior : array_like, shape (H,)
-        Prior over the concepts, also the distribution the targets are drawn from.
-    concepts : array_like of 0/1, shape (H, X)
-        ``concepts[h, x]`` is the label concept ``h`` gives instance ``x``.
-    n_train : sequence of int
-        Training set sizes ``m`` to simulate.
-    n_trials : int
-        Trials (targets) per training set size.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    bayes_error, gibbs_error : numpy.ndarray, shape (len(n_train),)
     """
     prior = _as_probabilities(prior, "prior", sums_to_one=True)
     concepts = _check_concepts(concepts)
