@@ -4,7 +4,9 @@ Chapter 1 ("Bayesian learning") is built on this module: Bayes' theorem in log s
 (:func:`posterior`), a learner that updates a prior over hypotheses one observation at a
 time (:class:`DiscreteBayesLearner`), the five candy bags of the textbook example
 (:func:`candy_learner`), the Bayes optimal classifier and the Gibbs algorithm
-(:func:`bayes_optimal_classify`, :func:`gibbs_classify`, :func:`simulate_gibbs_vs_bayes`).
+(:func:`bayes_optimal_classify`, :func:`gibbs_classify`, :func:`simulate_gibbs_vs_bayes`),
+Bayes tables (:func:`bayes_table`) and the brute-force MAP learner over a version space
+(:func:`version_space`, :func:`brute_force_map`).
 The chapter's figures are drawn in :mod:`lib.plots.bayes`.
 
 Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypotheses are
@@ -13,14 +15,13 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_probability_vector, check_scalar,
-                             check_stochastic_matrix)
+from lib._validation import (check_array, check_consistent_length, check_probability_vector,
+                             check_scalar, check_stochastic_matrix)
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
-    "simulate_gibbs_vs_bayes", "interval_concepts",
-    "CANDY_BAGS", "CANDY_LIME", "CANDY_PRIOR", "CANDY_PRIORS", "candy_learner",
-    "candy_posterior_table",
+    "simulate_gibbs_vs_bayes", "interval_concepts", "version_space", "brute_force_map",
+    "bayes_table", "CANDY_BAGS", "CANDY_LIME", "CANDY_PRIOR", "CANDY_PRIORS", "candy_learner",
 ]
 
 
@@ -390,6 +391,57 @@ def interval_concepts(n_points):
     return np.vstack([np.zeros((1, n_points), dtype=int), labels])
 
 
+def _check_concepts(concepts):
+    concepts = check_array(concepts, "concepts", ndim=2, dtype=None)
+    if not np.isin(concepts, (0, 1)).all():
+        raise ValueError("concepts must hold 0/1 labels (concepts[h, x] = label of x under h)")
+    return concepts
+
+
+def version_space(concepts, x, y):
+    """Mask of the concepts consistent with the labelled examples: the version space.
+
+    ``concepts[h, x]`` (0/1, shape (H, X)) is the label concept ``h`` gives instance
+    ``x``; the examples are instance indices ``x`` (shape (m,), in ``0 .. X-1``) with
+    0/1 labels ``y``. Concept ``h`` is kept when ``concepts[h, x[i]] == y[i]`` for every
+    ``i``; with no examples every concept is kept. Returns a bool array of shape (H,).
+
+    Used in: Chapter 1, section "Consistent learners and brute-force MAP".
+
+    >>> version_space(interval_concepts(3), [0, 2], [1, 0]).nonzero()[0]
+    array([1, 2])
+    """
+    concepts = _check_concepts(concepts)
+    x = check_array(x, "x", ndim=1, dtype=None, min_samples=0)
+    y = check_array(y, "y", ndim=1, dtype=None, min_samples=0)
+    check_consistent_length(x=x, y=y)
+    if x.size and (not np.all(x == np.round(x)) or x.min() < 0 or x.max() >= concepts.shape[1]):
+        raise ValueError(f"x must hold instance indices 0..{concepts.shape[1] - 1}, got {x.tolist()}")
+    if not np.isin(y, (0, 1)).all():
+        raise ValueError(f"y must hold 0/1 labels, got {y.tolist()}")
+    return np.all(concepts[:, x.astype(int)] == y, axis=1)
+
+
+def brute_force_map(prior, concepts, x, y):
+    """Brute-force MAP learner on noise-free data (Mitchell 1997, section 6.3).
+
+    Noise-free labels make ``P(D | h)`` 1 for a concept consistent with every example
+    and 0 otherwise, so Bayes' theorem gives ``P(h | D) = P(h) / P(VS)`` on the version
+    space ``VS`` (:func:`version_space`) and 0 elsewhere: ``1 / |VS|`` for a uniform
+    prior. Returns ``(map_index, posterior)``: the most probable concept (lowest index on
+    ties) and the posterior of every concept. Raises ``ValueError`` when no concept with
+    nonzero prior fits the data.
+
+    Used in: Chapter 1, section "Consistent learners and brute-force MAP".
+
+    >>> h, post = brute_force_map(np.full(7, 1 / 7), interval_concepts(3), [0, 2], [1, 0])
+    >>> h, post.round(3)
+    (1, array([0. , 0.5, 0.5, 0. , 0. , 0. , 0. ]))
+    """
+    post = posterior(prior, version_space(concepts, x, y).astype(float))
+    return int(np.argmax(post)), post
+
+
 def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     """Error rates of the Bayes optimal classifier and the Gibbs algorithm, by simulation.
 
@@ -399,33 +451,21 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     consistent with the training data; a fresh test instance is drawn and classified by
     both methods. Returns the fraction of test errors of each.
 
+    ``prior`` (shape (H,)) is the prior over the concepts and also the distribution the
+    targets are drawn from; ``concepts[h, x]`` (0/1, shape (H, X)) is the label concept
+    ``h`` gives instance ``x``; ``n_train`` lists the training set sizes ``m`` and
+    ``n_trials`` the trials (targets) per size; ``rng`` is a ``numpy.random.Generator``.
+    Returns ``bayes_error, gibbs_error``, arrays of shape ``(len(n_train),)``.
+
     Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
-
-    Parameters
-    ----------
-    prior : array_like, shape (H,)
-        Prior over the concepts, also the distribution the targets are drawn from.
-    concepts : array_like of 0/1, shape (H, X)
-        ``concepts[h, x]`` is the label concept ``h`` gives instance ``x``.
-    n_train : sequence of int
-        Training set sizes ``m`` to simulate.
-    n_trials : int
-        Trials (targets) per training set size.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    bayes_error, gibbs_error : numpy.ndarray, shape (len(n_train),)
     """
     prior = _as_probabilities(prior, "prior", sums_to_one=True)
-    concepts = check_array(concepts, "concepts", ndim=2, dtype=None)
+    concepts = _check_concepts(concepts)
     n_trials = check_scalar(n_trials, "n_trials", kind="integer", low=1)
     n_train = [check_scalar(m, "n_train[i]", kind="integer", low=0) for m in n_train]
     _check_generator(rng)
     if concepts.shape[0] != prior.size:
         raise ValueError(f"concepts must have shape ({prior.size}, X), got {concepts.shape}")
-    if not np.isin(concepts, (0, 1)).all():
-        raise ValueError("concepts must hold 0/1 labels")
     H, X = concepts.shape
     one_hot = np.eye(2)[concepts.T]                               # (X, H, 2): P(c | h, x)
     bayes_error, gibbs_error = [], []
@@ -444,21 +484,24 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     return np.array(bayes_error), np.array(gibbs_error)
 
 
-# ------------------------------------------------------------------------ tables
-def candy_posterior_table(n_limes=10, prior=CANDY_PRIOR, digits=4):
-    """Markdown table of ``P(h_i | N limes)`` and ``P(next is lime | N limes)``, N = 0..n_limes.
+# ------------------------------------------------------------------- Bayes tables
 
-    Used in: Chapter 1, section "The candy bags" (the table next to the figure).
+def bayes_table(prior, likelihood):
+    """The columns of a Bayes table for one observation, shape (H, 4).
+
+    Columns: prior ``P(h)``, likelihood ``P(d | h)``, their product ``P(d | h) P(h)``
+    (which sums to the evidence ``P(d)``) and the posterior ``P(h | d)`` (which sums to 1).
+
+    Used in: Chapter 1, section "The candy bags" (a table per candy).
+
+    >>> bayes_table([0.5, 0.5], [0.2, 0.6])
+    array([[0.5 , 0.2 , 0.1 , 0.25],
+           [0.5 , 0.6 , 0.3 , 0.75]])
     """
-    n_limes = check_scalar(n_limes, "n_limes", kind="integer", low=0)
-    digits = check_scalar(digits, "digits", kind="integer", low=0)
-    learner = candy_learner(prior)
-    data = ["lime"] * n_limes
-    path = learner.posterior_path(data)
-    lime = learner.predictive_path(data)[:, learner.outcomes.index("lime")]
-    head = "| $N$ | " + " | ".join(f"$P(h_{i + 1} \\mid \\mathbf{{d}})$" for i in range(5))
-    head += " | $P(\\text{lime next} \\mid \\mathbf{d})$ |"
-    rule = "|" + " ---: |" * 7
-    rows = [f"| {n} | " + " | ".join(f"{p:.{digits}f}" for p in (*path[n], lime[n])) + " |"
-            for n in range(n_limes + 1)]
-    return "\n".join([head, rule, *rows])
+    post = posterior(prior, likelihood)         # checks both; 1-D likelihood only below
+    likelihood = np.asarray(likelihood, dtype=float)
+    if likelihood.ndim != 1:
+        raise ValueError(f"likelihood must be 1-D (one observation), got shape {likelihood.shape}")
+    prior = np.asarray(prior, dtype=float)
+    return np.column_stack([prior, likelihood, prior * likelihood, post])
+

@@ -1,11 +1,11 @@
 """Estimating probabilities: maximum likelihood, MAP and conjugate priors.
 
 Used in: Chapter 2, "Estimating probabilities" (``chapters/02_estimation.md``).
-The formulas follow the source documents seed003 (MLE / MAP for a Bernoulli
-variable with a Beta prior, Dirichlet conjugacy, parameter counting), seed004
-sections 20.2.1, 20.2.3 and 20.2.4 (candy networks, Gaussian and linear Gaussian
-maximum likelihood, Beta priors as virtual counts) and seed001 (maximum likelihood
-as least squares and as cross entropy). The chapter's figures are drawn in
+The formulas follow Mitchell's lecture slides (CMU 10-601, 2021: MLE / MAP for a
+Bernoulli variable with a Beta prior, Dirichlet conjugacy, parameter counting), Russell
+and Norvig (3rd ed., sections 20.2.1, 20.2.3 and 20.2.4: candy networks, Gaussian and
+linear Gaussian maximum likelihood, Beta priors as virtual counts) and Mitchell (1997,
+chapter 6: maximum likelihood as least squares and as cross entropy). The chapter's figures are drawn in
 :mod:`lib.plots.estimation`.
 
 Convention for the MAP estimate (the mode of the posterior). A Beta(A, B) or
@@ -18,7 +18,10 @@ both cases there is no MAP estimate and :meth:`BetaPosterior.mode`,
 :meth:`DirichletPosterior.mode` and :func:`map_bernoulli` raise ``ValueError``.
 """
 import numpy as np
-from scipy.special import betainc, betaincinv, betaln, gammaln, xlog1py, xlogy
+from scipy.optimize import minimize
+from scipy.special import betainc, betaincinv, betaln, expit, gammaln, xlog1py, xlogy
+
+from lib.bayes import DiscreteBayesLearner
 
 from lib._validation import (check_array, check_consistent_length, check_probabilities,
                              check_probability_vector, check_scalar, check_stochastic_matrix)
@@ -26,7 +29,8 @@ from lib._validation import (check_array, check_consistent_length, check_probabi
 __all__ = [
     "mle_bernoulli", "map_bernoulli", "BetaPosterior", "DirichletPosterior",
     "bernoulli_log_likelihood", "wrapper_counts", "wrapper_log_likelihood",
-    "wrapper_mle", "gaussian_mle", "linear_gaussian_mle", "cross_entropy",
+    "wrapper_mle", "gaussian_mle", "linear_gaussian_mle", "cross_entropy", "fit_logistic",
+    "grid_learner",
     "n_params_full_table", "n_params_joint_given_class", "n_params_naive_bayes",
     "parameter_count_table",
 ]
@@ -74,8 +78,8 @@ def _normalise(weights):
 def mle_bernoulli(n1, n0):
     """Maximum-likelihood estimate ``n1 / (n1 + n0)`` of P(X = 1).
 
-    ``n1`` ones and ``n0`` zeros were observed (seed003's alpha1 and alpha0, seed004's
-    c cherries and l limes). Works elementwise on arrays.
+    ``n1`` ones and ``n0`` zeros were observed (Mitchell's alpha1 and alpha0, Russell and
+    Norvig's c cherries and l limes). Works elementwise on arrays.
     Used in: Chapter 2, section "Maximum likelihood for a coin".
 
     >>> mle_bernoulli(1, 0)   # one cherry: the bag is "all cherry"
@@ -93,7 +97,7 @@ def map_bernoulli(n1, n0, a=1.0, b=1.0):
     """MAP estimate of P(X = 1) with a Beta(a, b) prior after ``n1`` ones, ``n0`` zeros.
 
     Equals ``(n1 + a - 1) / ((n1 + a - 1) + (n0 + b - 1))``: maximum likelihood with
-    ``a - 1`` imaginary ones and ``b - 1`` imaginary zeros added (seed003). Raises
+    ``a - 1`` imaginary ones and ``b - 1`` imaginary zeros added (Mitchell 2021). Raises
     ``ValueError`` when the posterior Beta(n1 + a, n0 + b) has no mode (see the module
     docstring). Used in: Chapter 2, section "MAP estimates and imaginary examples".
 
@@ -107,7 +111,7 @@ def map_bernoulli(n1, n0, a=1.0, b=1.0):
 class BetaPosterior:
     """A Beta(a, b) belief about a probability theta; ``update`` adds observed counts.
 
-    The hyperparameters are virtual counts (seed004, section 20.2.4): Beta(a, b)
+    The hyperparameters are virtual counts (Russell and Norvig, section 20.2.4): Beta(a, b)
     behaves like a uniform Beta(1, 1) prior after a - 1 ones and b - 1 zeros.
     Objects are immutable: :meth:`update` returns a new posterior.
     Used in: Chapter 2, sections "Beta priors are virtual counts" and the
@@ -186,7 +190,7 @@ class BetaPosterior:
 class DirichletPosterior:
     """A Dirichlet(alpha_1..alpha_K) belief about the probabilities of K outcomes.
 
-    Conjugate to the multinomial (seed003, the dice example): after counts n_k the
+    Conjugate to the multinomial (Mitchell 2021, the dice example): after counts n_k the
     posterior is Dirichlet(alpha_k + n_k). Immutable; :meth:`update` returns a new
     object. Used in: Chapter 2, section "Dirichlet priors for dice".
 
@@ -243,6 +247,31 @@ class DirichletPosterior:
     def pdf(self, theta):
         """Density of Dirichlet(alpha) at probability vectors ``theta``."""
         return np.exp(self.logpdf(theta))
+
+
+def grid_learner(n_grid=101, a=1.0, b=1.0):
+    """Chapter 1's learner with ``n_grid`` bags of cherry fraction ``0, 1/(n_grid-1), .., 1``.
+
+    The prior gives bag ``theta_i`` a weight proportional to the Beta(a, b) density at
+    ``theta_i`` (uniform for ``a = b = 1``); outcomes are ``"cherry"`` (probability
+    ``theta_i``) and ``"lime"``. After ``c`` cherries and ``l`` limes the posterior mass
+    of bag ``i``, divided by the grid step, approaches the Beta(a + c, b + l) density at
+    ``theta_i`` as the grid gets finer. Needs ``a, b >= 1`` (the density is finite at 0
+    and 1). Returns ``(theta, learner)``: the grid and the
+    :class:`lib.bayes.DiscreteBayesLearner`.
+
+    Used in: Chapter 2, section "From five bags to a continuum".
+
+    >>> theta, learner = grid_learner(5)
+    >>> theta, learner.posterior(["cherry"]).round(3)
+    (array([0.  , 0.25, 0.5 , 0.75, 1.  ]), array([0. , 0.1, 0.2, 0.3, 0.4]))
+    """
+    n_grid = check_scalar(n_grid, "n_grid", kind="integer", low=2)
+    a = check_scalar(a, "a", low=1)
+    b = check_scalar(b, "b", low=1)
+    theta = np.linspace(0.0, 1.0, n_grid)
+    weight = np.exp(xlogy(a - 1, theta) + xlog1py(b - 1, -theta) - betaln(a, b))
+    return theta, DiscreteBayesLearner(_normalise(weight), {"cherry": theta, "lime": 1 - theta})
 
 
 # --------------------------------------------------------------- candy with wrappers
@@ -323,7 +352,7 @@ def _data(x, name, min_size=1):
 def gaussian_mle(x):
     """ML mean and standard deviation of 1-D data: the average and sqrt(SS / N).
 
-    Note the N (not N - 1) in the denominator (seed004, equation 20.4).
+    Note the N (not N - 1) in the denominator (Russell and Norvig, equation 20.4).
     Used in: Chapter 2, section "Gaussian data".
 
     >>> gaussian_mle([1.0, 3.0])
@@ -357,7 +386,7 @@ def linear_gaussian_mle(x, y):
 def cross_entropy(y, p):
     """Cross entropy ``-sum y ln p + (1 - y) ln(1 - p)`` of 0/1 labels and predictions.
 
-    This is minus the log likelihood of the labels when p = P(y = 1 | x) (seed001).
+    This is minus the log likelihood of the labels when p = P(y = 1 | x) (Mitchell 1997, section 6.5).
     Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
     """
     y = check_array(y, "y")
@@ -367,6 +396,41 @@ def cross_entropy(y, p):
     if not np.isin(y, [0, 1]).all():
         raise ValueError(f"y must contain only 0 and 1, got {describe_bad(y)}")
     return float(-(xlogy(y, p) + xlog1py(1 - y, -p)).sum())
+
+
+def fit_logistic(x, y, loss="cross_entropy"):
+    """Fit ``h(x) = 1 / (1 + exp(-(w0 + w . x)))`` to 0/1 labels by minimising ``loss``.
+
+    ``loss="cross_entropy"`` minimises :func:`cross_entropy`, which is maximum
+    likelihood (the fit of unpenalised logistic regression); ``loss="squared"``
+    minimises ``sum (h(x_i) - y_i)^2``, treating the labels as numbers to regress on.
+    ``x`` has shape (N,) or (N, d). Returns ``w = (w0, w1, ..., wd)``. Both losses are
+    minimised by BFGS with exact gradients, starting from zero. With separable data the
+    cross entropy has no minimum (the weights grow without bound).
+
+    Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
+    """
+    X = check_array(x, "x", ndim=(1, 2), min_samples=2)
+    X = np.column_stack([np.ones(len(X)), X.reshape(len(X), -1)])
+    y = _data(y, "y", 2)
+    check_consistent_length(x=X, y=y)
+    if not np.isin(y, [0, 1]).all():
+        raise ValueError(f"y must contain only 0 and 1, got {describe_bad(y)}")
+    if y.min() == y.max():
+        raise ValueError("y must contain both labels 0 and 1 to fit a probability model")
+    if loss not in ("cross_entropy", "squared"):
+        raise ValueError(f"loss must be 'cross_entropy' or 'squared', got {loss!r}")
+
+    def objective(w):
+        z = X @ w
+        h = expit(z)
+        if loss == "cross_entropy":                 # sum log(1 + e^z) - y z, stable form
+            return np.sum(np.logaddexp(0, z) - y * z), X.T @ (h - y)
+        return np.sum((h - y) ** 2), X.T @ (2 * (h - y) * h * (1 - h))
+
+    res = minimize(objective, np.zeros(X.shape[1]), jac=True, method="BFGS",
+                   options={"gtol": 1e-9, "maxiter": 1000})
+    return res.x
 
 
 # ------------------------------------------------------------- parameter counting
@@ -389,7 +453,7 @@ def n_params_joint_given_class(n):
 
 
 def n_params_naive_bayes(n):
-    """Free parameters of naive Bayes with n boolean attributes: 2n + 1 (seed004)."""
+    """Free parameters of naive Bayes with n boolean attributes: 2n + 1."""
     return 2 * _n_vars(n) + 1
 
 

@@ -11,10 +11,12 @@ import pytest
 from matplotlib.figure import Figure
 
 from lib.bayes import (CANDY_LIME, CANDY_PRIOR, CANDY_PRIORS, DiscreteBayesLearner,
-                       bayes_optimal_classify, candy_learner, candy_posterior_table,
+                       bayes_optimal_classify, bayes_table, brute_force_map, candy_learner,
                        gibbs_classify, interval_concepts, posterior,
-                       simulate_gibbs_vs_bayes)
-from lib.plots.bayes import plot_candy_experiment, plot_candy_posteriors, plot_gibbs_vs_bayes
+                       simulate_gibbs_vs_bayes, version_space)
+from lib.plots.bayes import (candy_bayes_table, candy_posterior_table, plot_base_rate,
+                             plot_candy_experiment, plot_candy_posteriors, plot_gibbs_vs_bayes,
+                             plot_version_space, version_space_data)
 
 LIMES = ["lime"] * 10
 
@@ -314,7 +316,125 @@ def test_simulation_bad_input():
         simulate_gibbs_vs_bayes([0.5, 0.5], [[0, 1]], [1], 10, np.random.default_rng(0))
 
 
+# ------------------------------------------------- version space, brute-force MAP
+def _direct_version_space(concepts, x, y):
+    """The oracle: loop over hypotheses and examples, no numpy broadcasting."""
+    return [all(int(row[xi]) == int(yi) for xi, yi in zip(x, y)) for row in concepts]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_version_space_matches_direct_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    n_points = int(rng.integers(1, 12))
+    # intervals, and also arbitrary random concept spaces (duplicates allowed)
+    for concepts in (interval_concepts(n_points),
+                     rng.integers(0, 2, size=(int(rng.integers(1, 40)), n_points))):
+        m = int(rng.integers(0, 15))
+        target = concepts[rng.integers(len(concepts))]
+        x = rng.integers(n_points, size=m)
+        y = target[x]
+        vs = version_space(concepts, x, y)
+        assert vs.dtype == bool and vs.tolist() == _direct_version_space(concepts, x, y)
+        assert vs.any()                                          # noise-free: the target stays
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_brute_force_map_posterior_is_one_over_vs_size(seed):
+    rng = np.random.default_rng(seed)
+    concepts = interval_concepts(int(rng.integers(2, 12)))
+    H, X = concepts.shape
+    target = concepts[rng.integers(H)]
+    x = rng.integers(X, size=int(rng.integers(0, 12)))
+    y = target[x]
+    h_map, post = brute_force_map(np.full(H, 1 / H), concepts, x, y)
+    direct = np.array(_direct_version_space(concepts, x, y))
+    np.testing.assert_allclose(post[direct], 1 / direct.sum(), rtol=1e-12)
+    assert np.all(post[~direct] == 0.0)
+    assert direct[h_map] and h_map == int(np.flatnonzero(direct)[0])   # lowest index on ties
+    # every consistent hypothesis is a MAP hypothesis under the uniform prior
+    assert np.allclose(post[direct], post.max())
+    # a non-uniform prior: P(h | D) = P(h) / P(VS) on the version space (exact fractions)
+    weights = [Fraction(int(w)) for w in rng.integers(1, 10, size=H)]
+    total = sum(weights)
+    prior = np.array([float(w / total) for w in weights])
+    h_map, post = brute_force_map(prior / prior.sum(), concepts, x, y)
+    p_vs = sum(w for w, d in zip(weights, direct) if d)
+    expected = [float(w / p_vs) if d else 0.0 for w, d in zip(weights, direct)]
+    np.testing.assert_allclose(post, expected, rtol=1e-12, atol=0)
+    assert h_map == int(np.argmax(expected))
+
+
+def test_version_space_chapter_numbers():
+    concepts = interval_concepts(10)
+    assert concepts.shape == (56, 10) and int((concepts.sum(axis=1) > 0).sum()) == 55
+    x, y = version_space_data(40)
+    sizes = [int(version_space(concepts, x[:m], y[:m]).sum()) for m in range(21)]
+    assert sizes[:6] == [56, 38, 14, 12, 6, 2] and sizes[15] == 2 and sizes[16:] == [1] * 5
+    h, post = brute_force_map(np.full(56, 1 / 56), concepts, x[:16], y[:16])
+    assert concepts[h].tolist() == [0, 0, 0, 1, 1, 1, 1, 0, 0, 0] and post[h] == pytest.approx(1)
+
+
+def test_brute_force_map_with_impossible_data():
+    # noisy labels (the same instance labelled both ways): no concept fits
+    with pytest.raises(ValueError, match="impossible under every hypothesis"):
+        brute_force_map(np.full(7, 1 / 7), interval_concepts(3), [1, 1], [0, 1])
+    # the only consistent concept has prior zero
+    prior = np.full(7, 1 / 6)
+    prior[0] = 0.0
+    with pytest.raises(ValueError, match="impossible"):
+        brute_force_map(prior, interval_concepts(3), [0, 1, 2], [0, 0, 0])
+
+
+# ------------------------------------------------------------------- Bayes tables
+def test_bayes_table_columns():
+    table = bayes_table(CANDY_PRIOR, CANDY_LIME)
+    np.testing.assert_allclose(table[:, 0], CANDY_PRIOR)
+    np.testing.assert_allclose(table[:, 1], CANDY_LIME)
+    np.testing.assert_allclose(table[:, 2], [0.0, 0.05, 0.2, 0.15, 0.1], atol=1e-15)
+    np.testing.assert_allclose(table[:, 3], [0.0, 0.1, 0.4, 0.3, 0.2], atol=1e-15)
+    assert table[:, 2].sum() == pytest.approx(0.5) and table[:, 3].sum() == pytest.approx(1)
+
+
+def test_bayes_tables_in_sequence_equal_batch_posterior():
+    rng = np.random.default_rng(3)
+    data = candy_learner().sample(2, 8, rng)
+    prior = CANDY_PRIOR
+    for d in data:
+        lik = CANDY_LIME if d == "lime" else 1 - CANDY_LIME
+        table = bayes_table(prior, lik)
+        assert table[:, 2].sum() == pytest.approx(candy_learner(prior).predictive([])[d])
+        prior = table[:, 3]
+    np.testing.assert_allclose(prior, candy_learner().posterior(data), rtol=1e-12, atol=1e-15)
+
+
+def test_candy_bayes_table_markdown():
+    text = candy_bayes_table(["lime", "lime", "cherry"])
+    lines = text.splitlines()
+    assert len(lines) == 2 + 3 * 6
+    assert "| 1: lime | $h_1$ | 0.1000 | 0.0000 | 0.0000 | 0.0000 |" in lines
+    sums = [line for line in lines if "**sum**" in line]
+    assert [s.split("|")[5].strip() for s in sums] == ["**0.5000**", "**0.6500**", "**0.2692**"]
+    assert "| 3: cherry | $h_1$ | 0.0000 |" in text
+    assert candy_bayes_table("lime") == candy_bayes_table(["lime"])
+
+
 # ----------------------------------------------------------------------- figures
+def test_plot_base_rate_numbers():
+    fig = plot_base_rate(0.01, 0.95, 0.90)
+    ax_bar, ax_curve = fig.axes
+    assert [round(p.get_height(), 6) for p in ax_bar.patches] == [95.0, 990.0]
+    assert "0.088" in ax_bar.get_title()
+    assert ax_curve.lines[1].get_ydata()[0] == pytest.approx(95 / 1085)
+
+
+@pytest.mark.parametrize("prior", ["uniform", "short intervals"])
+def test_plot_version_space(prior):
+    fig = plot_version_space(m=5, prior=prior)
+    assert isinstance(fig, Figure)
+    title = fig._suptitle.get_text()
+    assert "|VS| = 2" in title and (("each 0.5" in title) == (prior == "uniform"))
+    image = fig.axes[1].images[0].get_array()
+    assert np.nansum(image) == pytest.approx(1.0)              # the empty concept has 0 here
 def test_plot_candy_posteriors_returns_figure():
     fig = plot_candy_posteriors(n_limes=10)
     assert isinstance(fig, Figure)
@@ -379,6 +499,22 @@ def test_docstring_examples():
      "n_trials must be an integer"),
     (lambda: candy_posterior_table(n_limes=-1), ValueError, "n_limes must be an integer >= 0"),
     (lambda: bayes_optimal_classify([0.5, 0.5], [[np.nan, 1], [0, 1]]), ValueError, "class_probs must not contain NaN"),
+    (lambda: version_space([[0, 2]], [0], [1]), ValueError, "concepts must hold 0/1 labels"),
+    (lambda: version_space([0, 1], [0], [1]), ValueError, "concepts must be"),
+    (lambda: version_space(interval_concepts(3), [0, 3], [1, 1]), ValueError, r"x must hold instance indices 0\.\.2"),
+    (lambda: version_space(interval_concepts(3), [0.5], [1]), ValueError, "x must hold instance indices"),
+    (lambda: version_space(interval_concepts(3), [-1], [1]), ValueError, "x must hold instance indices"),
+    (lambda: version_space(interval_concepts(3), [0, 1], [1]), ValueError, "x and y must have the same length"),
+    (lambda: version_space(interval_concepts(3), [0], [2]), ValueError, "y must hold 0/1 labels"),
+    (lambda: version_space(interval_concepts(3), ["a"], [1]), TypeError, "x must hold real numbers"),
+    (lambda: brute_force_map([0.5, 0.5], interval_concepts(3), [0], [1]), ValueError, "likelihood must have shape"),
+    (lambda: brute_force_map(np.full(7, 0.2), interval_concepts(3), [0], [1]), ValueError, "prior"),
+    (lambda: bayes_table([0.5, 0.5], [[0.1, 0.2], [0.3, 0.4]]), ValueError, "likelihood must be 1-D"),
+    (lambda: bayes_table([0.5, 0.5], [0.1, -0.2]), ValueError, "negative probability"),
+    (lambda: candy_bayes_table(["lime", "mint"]), ValueError, "outcome 'mint' is not in the likelihood"),
+    (lambda: plot_version_space(m=3, prior="flat"), ValueError, "prior must be 'uniform' or 'short intervals'"),
+    (lambda: plot_version_space(m=-1), ValueError, "m must be an integer"),
+    (lambda: plot_base_rate(prevalence=1.5), ValueError, "prevalence must be"),
 ])
 def test_bad_input_kinds(call, error, match):
     with pytest.raises(error, match=match):

@@ -5,7 +5,7 @@ from scipy import optimize, stats
 
 from lib.estimation import (
     BetaPosterior, DirichletPosterior, bernoulli_log_likelihood, cross_entropy,
-    gaussian_mle, linear_gaussian_mle, map_bernoulli, mle_bernoulli,
+    fit_logistic, grid_learner, gaussian_mle, linear_gaussian_mle, map_bernoulli, mle_bernoulli,
     n_params_full_table, n_params_joint_given_class, n_params_naive_bayes,
     wrapper_counts, wrapper_log_likelihood, wrapper_mle,
 )
@@ -359,6 +359,18 @@ def test_dirichlet_mean_of_huge_parameters():
     (lambda: wrapper_counts([1, 0], [1]), ValueError, "cherry and red must have the same length"),
     (lambda: gaussian_mle(["1", "2"]), TypeError, "x must hold real numbers"),
     (lambda: gaussian_mle([]), ValueError, "empty data"),
+    (lambda: grid_learner(1), ValueError, "n_grid must be an integer >= 2"),
+    (lambda: grid_learner(11.5), TypeError, "n_grid must be an integer"),
+    (lambda: grid_learner(11, a=0.5), ValueError, "a must be a real number >= 1"),
+    (lambda: grid_learner(11, b=np.nan), ValueError, "b must be a real number >= 1, got nan"),
+    (lambda: grid_learner(11)[1].posterior(["cherry", "plum"]), ValueError, "outcome 'plum'"),
+    (lambda: fit_logistic([0, 1, 2], [0, 1, 2]), ValueError, "y must contain only 0 and 1, got 2"),
+    (lambda: fit_logistic([0, 1, 2], [1, 1, 1]), ValueError, "both labels 0 and 1"),
+    (lambda: fit_logistic([0, 1, 2], [0, 1]), ValueError, "x and y must have the same length"),
+    (lambda: fit_logistic([0, np.nan, 2], [0, 1, 1]), ValueError, "x must not contain NaN"),
+    (lambda: fit_logistic(["a", "b"], [0, 1]), TypeError, "x must hold real numbers"),
+    (lambda: fit_logistic([0, 1, 2], [0, 1, 1], loss="hinge"), ValueError,
+     "loss must be 'cross_entropy' or 'squared', got 'hinge'"),
 ])
 def test_bad_input_kinds(call, error, match):
     with pytest.raises(error, match=match):
@@ -395,3 +407,83 @@ def test_dirichlet_log_density_refuses_parameters_beyond_double_precision():
     alpha = [1e7, 2e7, 3e7]
     assert DirichletPosterior(alpha).logpdf([1 / 6, 2 / 6, 3 / 6]) == pytest.approx(
         stats.dirichlet(alpha).logpdf([1 / 6, 2 / 6, 3 / 6]), abs=1e-4)
+
+
+# ------------------------------------------------- grid of bags against the Beta posterior
+@pytest.mark.parametrize("a, b, c, l", [(1, 1, 7, 3), (2, 3, 0, 0), (1, 1, 0, 5), (4, 1.5, 30, 2),
+                                        (1, 1, 500, 480)])
+def test_grid_posterior_converges_to_beta(a, b, c, l):
+    gaps = []
+    for n_grid in (11, 101, 1001):
+        theta, learner = grid_learner(n_grid, a, b)
+        density = learner.posterior(["cherry"] * c + ["lime"] * l) / (theta[1] - theta[0])
+        gaps.append(np.max(np.abs(density - stats.beta(a + c, b + l).pdf(theta))))
+    assert gaps[2] < gaps[0]
+    peak = stats.beta(a + c, b + l).pdf(min(max((a + c - 1) / (a + b + c + l - 2), 0), 1))
+    assert gaps[2] < 1e-2 * peak                                 # the 1001-bag grid is the Beta
+
+
+def test_grid_learner_is_chapter_1_learner():
+    theta, learner = grid_learner(5)
+    np.testing.assert_allclose(theta, [0, 0.25, 0.5, 0.75, 1])
+    np.testing.assert_allclose(learner.prior, 0.2)
+    # uniform prior and one cherry: posterior proportional to theta
+    np.testing.assert_allclose(learner.posterior(["cherry"]), theta / theta.sum(), rtol=1e-12)
+    # Beta(2, 3) prior: weights proportional to theta (1 - theta)^2
+    theta, learner = grid_learner(5, 2, 3)
+    w = theta * (1 - theta) ** 2
+    np.testing.assert_allclose(learner.prior, w / w.sum(), rtol=1e-12)
+    # long data do not underflow (log space): 5000 cherries, 5000 limes
+    theta, learner = grid_learner(101)
+    post = learner.posterior(["cherry", "lime"] * 5000)
+    assert np.isfinite(post).all() and np.argmax(post) == 50
+
+
+# ------------------------------------------------- cross entropy against squared error
+def _logistic_data(seed, n=150, w=(-0.5, 1.0), d=1):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-3, 3, size=(n, d))
+    z = w[0] + x @ np.full(d, w[1])
+    y = (rng.random(n) < 1 / (1 + np.exp(-z))).astype(float)
+    return (x[:, 0] if d == 1 else x), y
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.parametrize("seed, d", [(0, 1), (1, 1), (2, 3), (3, 2)])
+def test_cross_entropy_fit_is_sklearn_unpenalised_logistic_regression(seed, d):
+    from sklearn.linear_model import LogisticRegression
+
+    x, y = _logistic_data(seed, d=d)
+    w = fit_logistic(x, y, loss="cross_entropy")
+    sk = LogisticRegression(penalty=None, tol=1e-12, max_iter=10_000).fit(x.reshape(len(x), -1), y)
+    np.testing.assert_allclose(w, np.r_[sk.intercept_, sk.coef_.ravel()], atol=1e-4)
+    # it maximises the likelihood: the product of label probabilities, computed directly
+    h = 1 / (1 + np.exp(-(w[0] + x.reshape(len(x), -1) @ w[1:])))
+    assert -cross_entropy(y, h) == pytest.approx(np.sum(np.log(np.where(y == 1, h, 1 - h))))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_squared_error_fit_matches_scipy_curve_fit(seed):
+    x, y = _logistic_data(seed)
+    w = fit_logistic(x, y, loss="squared")
+    sigmoid = lambda t, w0, w1: 1 / (1 + np.exp(-(w0 + w1 * t)))
+    ref = optimize.curve_fit(sigmoid, x, y, p0=[0, 0])[0]
+    sse = lambda v: np.sum((sigmoid(x, *v) - y) ** 2)
+    assert sse(w) <= sse(ref) + 1e-9                            # at least as good a minimum
+    np.testing.assert_allclose(w, ref, atol=2e-3)
+    # and it differs from the maximum-likelihood fit, which has a larger squared error
+    w_ce = fit_logistic(x, y)
+    assert sse(w_ce) > sse(w) and cross_entropy(y, sigmoid(x, *w_ce)) < cross_entropy(y, sigmoid(x, *w))
+
+
+def test_loss_figures_draw():
+    from lib.plots.estimation import plot_grid_vs_beta, plot_loss_comparison
+
+    fig = plot_grid_vs_beta(7, 3, n_grid=101)
+    assert "3.2e-07" in fig.axes[0].get_title()
+    assert len(fig.axes[0].patches) == 101
+    x, y = _logistic_data(0)
+    runs = np.array([[-0.5, 1.0], [-0.4, 1.2]])
+    fig = plot_loss_comparison(x, y, fit_logistic(x, y), fit_logistic(x, y, "squared"),
+                               (-0.5, 1.0), runs, runs + 0.1)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 3

@@ -1,18 +1,119 @@
-"""Figures of Chapter 1 ("Bayesian learning"): the candy-bag posteriors and predictions,
-an interactive candy experiment, and the Bayes optimal classifier against Gibbs.
+"""Figures and tables of Chapter 1 ("Bayesian learning"): the candy-bag posteriors and
+predictions (with their Markdown tables), an interactive candy experiment, the base-rate
+explorer, the version-space posterior and the Bayes optimal classifier against Gibbs.
 
 The numbers come from :mod:`lib.bayes`; this module only draws them.
 """
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from lib.bayes import CANDY_BAGS, CANDY_PRIOR, CANDY_PRIORS, candy_learner
+from lib._validation import check_scalar
+from lib.bayes import (CANDY_BAGS, CANDY_PRIOR, CANDY_PRIORS, bayes_table, brute_force_map,
+                       candy_learner, interval_concepts)
 from lib.plotting import new_figure
 
-__all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_bayes"]
+__all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_bayes",
+           "plot_base_rate", "plot_version_space", "version_space_data",
+           "candy_posterior_table", "candy_bayes_table"]
 
 
 _BAG_COLOURS = ("#b2182b", "#ef8a62", "#999999", "#67a9cf", "#1a9850")
+
+
+def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90):
+    """The medical test in natural frequencies (left) and P(disease | positive) (right).
+
+    Left: of 10 000 people tested, how many test positive with and without the disease.
+    Right: ``P(disease | positive)`` against the prevalence (log scale) for the chosen
+    sensitivity and specificity, the chosen prevalence marked. Plain arithmetic, so a
+    redraw is cheap. Used in: Chapter 1, section "A medical test".
+    """
+    for name, value in [("prevalence", prevalence), ("sensitivity", sensitivity),
+                        ("specificity", specificity)]:
+        check_scalar(value, name, low=0, high=1)
+    n = 10_000
+    true_pos = n * prevalence * sensitivity
+    false_pos = n * (1 - prevalence) * (1 - specificity)
+    fig = new_figure((9, 3.6))
+    ax_bar, ax_curve = fig.subplots(1, 2)
+    bars = ax_bar.bar(["ill, test +", "healthy, test +"], [true_pos, false_pos],
+                      color=["#b2182b", "#67a9cf"])
+    ax_bar.bar_label(bars, labels=[f"{true_pos:,.0f}", f"{false_pos:,.0f}"], padding=2)
+    ax_bar.set_ylim(0, 1.18 * max(true_pos, false_pos, 1))
+    ax_bar.set_ylabel(f"people, of {n:,} tested")
+    share = true_pos / (true_pos + false_pos) if true_pos + false_pos > 0 else float("nan")
+    ax_bar.set_title(f"(a) P(ill | +) = {true_pos:,.0f} / {true_pos + false_pos:,.0f} = {share:.3f}")
+    prev = np.logspace(-4, 0, 200)
+    curve = prev * sensitivity / (prev * sensitivity + (1 - prev) * (1 - specificity))
+    ax_curve.semilogx(prev, curve, color="k")
+    ax_curve.plot([prevalence], [share], "o", color="#b2182b", ms=7)
+    ax_curve.set(xlabel="prevalence P(ill)", ylabel="P(ill | positive test)", ylim=(-0.02, 1.02),
+                 title=f"(b) sensitivity {sensitivity:g}, specificity {specificity:g}")
+    ax_curve.grid(alpha=0.3)
+    return fig
+
+
+def version_space_data(n_examples=20, target=(3, 7), n_points=10, seed=0):
+    """Training examples for the version-space figure: instances drawn uniformly from
+    ``0 .. n_points-1`` with ``np.random.default_rng(seed)``, labelled 1 inside the target
+    interval ``[a, b)``. Returns ``(x, y)``; the first ``m`` give the m-example data set.
+
+    Used in: Chapter 1, section "Consistent learners and brute-force MAP".
+    """
+    x = np.random.default_rng(seed).integers(n_points, size=n_examples)
+    return x, ((x >= target[0]) & (x < target[1])).astype(int)
+
+
+def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0):
+    """Posterior of the brute-force MAP learner over the interval concepts after ``m`` examples.
+
+    Left: the instances ``0 .. n_points-1``, the target interval (shaded) and the first
+    ``m`` training examples of :func:`version_space_data` (filled = positive, open =
+    negative). Right: ``P(h | D)`` of every interval ``[a, b)`` as a grid over ``a`` and
+    ``b - 1`` (the empty concept in the title), from :func:`lib.bayes.brute_force_map`;
+    ``prior`` is ``"uniform"`` or ``"short intervals"`` (``P(h)`` proportional to
+    ``0.7 ** length``). Used in: Chapter 1, section "Consistent learners and brute-force MAP".
+    """
+    concepts = interval_concepts(n_points)
+    if prior == "uniform":
+        weights = np.ones(len(concepts))
+    elif prior == "short intervals":
+        weights = 0.7 ** concepts.sum(axis=1)
+    else:
+        raise ValueError(f"prior must be 'uniform' or 'short intervals', got {prior!r}")
+    m = check_scalar(m, "m", kind="integer", low=0, high=40)
+    x, y = version_space_data(40, target, n_points, seed)
+    x, y = x[:m], y[:m]
+    h_map, post = brute_force_map(weights / weights.sum(), concepts, x, y)
+    size = int((post > 0).sum())
+    fig = new_figure((6.4, 5.4))
+    ax_line, ax_post = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1, 5]})
+    ax_line.axvspan(target[0] - 0.5, target[1] - 0.5, color="#fddbc7", label="target")
+    ax_line.plot(np.arange(n_points), np.zeros(n_points), "|", color="0.5", ms=12)
+    for label, style in [(1, dict(marker="o", color="#b2182b")),
+                         (0, dict(marker="o", mfc="white", color="#2166ac"))]:
+        seen = np.unique(x[y == label])
+        ax_line.plot(seen, np.zeros(seen.size), ls="", ms=10, **style,
+                     label="positive" if label else "negative")
+    ax_line.set(xlim=(-0.7, n_points - 0.3), ylim=(-1, 1), yticks=[], xticks=np.arange(n_points))
+    ax_line.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=9,
+                   frameon=False)
+    grid = np.full((n_points, n_points), np.nan)           # grid[a, b - 1]
+    lengths = concepts.sum(axis=1)
+    starts = np.argmax(concepts, axis=1)
+    grid[starts[1:], starts[1:] + lengths[1:] - 1] = post[1:]
+    image = ax_post.imshow(grid, origin="lower", cmap="viridis", vmin=0,
+                           vmax=max(post.max(), 1e-12))
+    fig.colorbar(image, ax=ax_post, label="posterior $P(h \\mid D)$", shrink=0.9)
+    if h_map:
+        ax_post.plot(starts[h_map] + lengths[h_map] - 1, starts[h_map], "r*", ms=12)
+    ax_post.set(xlabel="last point inside the interval, b - 1",
+                ylabel="first point inside, a",
+                xticks=np.arange(n_points), yticks=np.arange(n_points))
+    each = f", each {1 / size:.3g}" if prior == "uniform" else ""
+    empty = f"; empty concept {post[0]:.3g}" if post[0] > 0 else ""
+    fig.suptitle(f"{m} examples, {prior} prior: |VS| = {size}{each}{empty}", fontsize=10)
+    return fig
 
 
 def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
@@ -136,3 +237,50 @@ def plot_gibbs_vs_bayes(n_train, bayes_error, gibbs_error):
     ax.grid(alpha=0.3)
     ax.legend()
     return fig
+
+
+# ------------------------------------------------------------------------ tables
+def candy_posterior_table(n_limes=10, prior=CANDY_PRIOR, digits=4):
+    """Markdown table of ``P(h_i | N limes)`` and ``P(next is lime | N limes)``, N = 0..n_limes.
+
+    Used in: Chapter 1, section "The candy bags" (the table next to the figure).
+    """
+    n_limes = check_scalar(n_limes, "n_limes", kind="integer", low=0)
+    digits = check_scalar(digits, "digits", kind="integer", low=0)
+    learner = candy_learner(prior)
+    data = ["lime"] * n_limes
+    path = learner.posterior_path(data)
+    lime = learner.predictive_path(data)[:, learner.outcomes.index("lime")]
+    head = "| $N$ | " + " | ".join(f"$P(h_{i + 1} \\mid \\mathbf{{d}})$" for i in range(5))
+    head += " | $P(\\text{lime next} \\mid \\mathbf{d})$ |"
+    rule = "|" + " ---: |" * 7
+    rows = [f"| {n} | " + " | ".join(f"{p:.{digits}f}" for p in (*path[n], lime[n])) + " |"
+            for n in range(n_limes + 1)]
+    return "\n".join([head, rule, *rows])
+
+
+def candy_bayes_table(data, prior=CANDY_PRIOR, digits=4):
+    """Markdown Bayes tables for the candies in ``data``, one block of rows per candy.
+
+    Each block lists, for the five bags, the prior (the previous posterior), the
+    likelihood of that candy, their product and the posterior, followed by a row of
+    column sums: 1, the evidence ``P(d_n | d_1..d_{n-1})`` and 1.
+
+    Used in: Chapter 1, section "The candy bags".
+    """
+    digits = check_scalar(digits, "digits", kind="integer", low=0)
+    learner = candy_learner(prior)
+    data = [data] if isinstance(data, str) else list(data)
+    path = learner.posterior_path(data)                 # checks the outcomes
+    codes = [learner.outcomes.index(d) for d in data]
+    rows = ["| candy | bag | prior | likelihood | prior $\\times$ likelihood | posterior |",
+            "| --- | --- | ---: | ---: | ---: | ---: |"]
+    fmt = f"{{:.{digits}f}}".format
+    for n, k in enumerate(codes):
+        table = bayes_table(path[n], learner.table[k])
+        for i, name in enumerate(CANDY_BAGS):
+            first = f"{n + 1}: {learner.outcomes[k]}" if i == 0 else ""
+            rows.append(f"| {first} | ${name[0]}_{name[1]}$ | " + " | ".join(map(fmt, table[i])) + " |")
+        total = table.sum(axis=0)
+        rows.append(f"| | **sum** | {fmt(total[0])} | | **{fmt(total[2])}** | {fmt(total[3])} |")
+    return "\n".join(rows)

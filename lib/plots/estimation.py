@@ -1,19 +1,21 @@
-"""Figures of Chapter 2 ("Estimating probabilities"): Beta densities, the prior-plus-data
-explorer and the linear Gaussian fit. The numbers come from :mod:`lib.estimation`.
+"""Figures of Chapter 2 ("Estimating probabilities"): Beta densities, the grid of bags
+against the Beta posterior, the prior-plus-data explorer, the linear Gaussian fit and
+cross entropy against squared error. The numbers come from :mod:`lib.estimation`.
 """
 import numpy as np
-from scipy.special import betaln
+from scipy.special import betaln, expit
 
-from lib.estimation import BetaPosterior, bernoulli_log_likelihood, mle_bernoulli
+from lib.estimation import BetaPosterior, bernoulli_log_likelihood, grid_learner, mle_bernoulli
 from lib.plotting import new_figure
 
-__all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian"]
+__all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian",
+           "plot_grid_vs_beta", "plot_loss_comparison"]
 
 
 def plot_beta_densities(params, ax=None, title=None):
     """Plot beta[a, b] densities for each ``(a, b)`` in ``params``; return the Figure.
 
-    Used in: Chapter 2, figure of Beta densities (Figure 20.5 of seed004).
+    Used in: Chapter 2, figure of Beta densities (Figure 20.5 of Russell and Norvig).
     """
     if ax is None:
         ax = new_figure((5, 3.4)).subplots()
@@ -30,7 +32,7 @@ def plot_beta_densities(params, ax=None, title=None):
 
 
 def plot_beta_panels(left, right, titles=("", "")):
-    """Two side-by-side panels of beta densities (seed004, Figure 20.5 a and b).
+    """Two side-by-side panels of beta densities (Russell and Norvig, Figure 20.5 a and b).
 
     ``left`` and ``right`` are lists of ``(a, b)`` pairs. Used in: Chapter 2,
     section "Beta priors are virtual counts".
@@ -92,4 +94,65 @@ def plot_linear_gaussian(x, y, theta1, theta2, true_line=None):
                 label="true line")
     ax.set(xlabel="$x$", ylabel="$y$")
     ax.legend(frameon=False, fontsize=8)
+    return fig
+
+
+def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0):
+    """Posterior over a grid of bags (as a density: mass / grid step) and Beta(a + c, b + l).
+
+    The grid posterior comes from :func:`lib.estimation.grid_learner` (Chapter 1's
+    learner with ``n_grid`` bags); the curve is the conjugate Beta posterior. The title
+    gives the largest difference between the two at the grid points. Used in:
+    Chapter 2, section "From five bags to a continuum".
+    """
+    theta, learner = grid_learner(n_grid, a, b)
+    step = theta[1] - theta[0]
+    density = learner.posterior(["cherry"] * cherries + ["lime"] * limes) / step
+    beta = BetaPosterior(a + cherries, b + limes)
+    fine = np.linspace(0, 1, 401)[1:-1]
+    fig = new_figure((6.4, 3.6))
+    ax = fig.subplots()
+    ax.bar(theta, density, width=step * (0.9 if n_grid <= 21 else 1.0), color="#67a9cf",
+           alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
+    ax.plot(fine, beta.pdf(fine), color="tab:red", lw=2,
+            label=f"Beta({a + cherries:g}, {b + limes:g}) density")
+    gap = np.max(np.abs(density - beta.pdf(theta)))
+    ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density",
+           title=f"{cherries} cherries, {limes} limes: largest gap {gap:.2g}")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    return fig
+
+
+def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):
+    """Logistic fits by cross entropy and by squared error (left) and, if given, how far
+    their estimates ``(w0, w1)`` over many simulated data sets fall from ``true_w``
+    (right: the fraction of data sets within each distance).
+
+    Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
+    """
+    fig = new_figure((9, 3.6) if runs_ce is not None else (5, 3.6))
+    axes = fig.subplots(1, 2 if runs_ce is not None else 1)
+    ax = axes[0] if runs_ce is not None else axes
+    grid = np.linspace(np.min(x), np.max(x), 200)
+    jitter = np.random.default_rng(0).uniform(-0.03, 0.03, size=np.size(y))
+    ax.scatter(x, np.asarray(y) + jitter, s=10, color="0.4", alpha=0.6, label="labels y")
+    for w, name, style in [(true_w, "true P(y=1 | x)", dict(color="k", ls="--")),
+                           (w_ce, "cross entropy (ML)", dict(color="tab:red")),
+                           (w_se, "squared error", dict(color="tab:blue", ls="-."))]:
+        ax.plot(grid, expit(w[0] + w[1] * grid), lw=2, label=name, **style)
+    ax.set(xlabel="x", ylabel="P(y = 1 | x)", title="(a) one data set", ylim=(-0.08, 1.6),
+           yticks=np.linspace(0, 1, 6))
+    ax.legend(fontsize=8, frameon=False, loc="upper left", ncol=2)
+    if runs_ce is not None:
+        ax = axes[1]
+        true_w = np.asarray(true_w)
+        for runs, name, style in [(runs_ce, "cross entropy (ML)", dict(color="tab:red")),
+                                  (runs_se, "squared error", dict(color="tab:blue", ls="-."))]:
+            dist = np.sort(np.linalg.norm(np.asarray(runs) - true_w, axis=1))
+            ax.plot(dist, np.arange(1, dist.size + 1) / dist.size, lw=2, label=name, **style)
+        ax.set(xlim=(0, 1.5), ylim=(0, 1.02), xlabel="distance from the true (w0, w1)",
+               ylabel="fraction of data sets", title=f"(b) {len(runs_ce)} data sets")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, frameon=False, loc="lower right")
     return fig
