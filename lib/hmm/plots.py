@@ -1,12 +1,17 @@
 """Figures of Chapter 8 ("Hidden Markov models"). The algorithms live in
 :mod:`lib.hmm`; this module only draws."""
+from typing import NamedTuple
+
 import numpy as np
 from matplotlib.patches import Circle
+
+from lib._validation import check_scalar
 
 from lib.plotting import new_figure
 
 from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, rolls_to_symbols
-from .model import _check_symbols
+from .model import HMM, _check_symbols
+from .reference import match_states
 
 
 def plot_unrolled_network(n_steps=4):
@@ -104,3 +109,80 @@ def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes
     obs = rolls_to_symbols(rolls)
     return plot_filter_smooth(model, obs, state=1, state_name="loaded",
                               symbol_labels="123456", title=f"{len(obs)} rolls")
+
+
+class BaumWelchRun(NamedTuple):
+    """Every iteration of one Baum-Welch run, states aligned to a true model (see
+    :func:`record_baum_welch`). Index ``k`` = after ``k`` updates."""
+    transitions: np.ndarray        # (K + 1, N, N)
+    emissions: np.ndarray          # (K + 1, N, M)
+    log_likelihoods: np.ndarray    # (K + 1,)
+    order: np.ndarray              # learned state order[i] plays true state i
+    true_transition: np.ndarray
+    true_emission: np.ndarray
+    true_log_likelihood: float
+
+
+def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
+    """Run Baum-Welch from ``model`` (left unchanged) one iteration at a time with
+    :meth:`lib.hmm.HMM.fit`, keeping the parameters and log-likelihood after every
+    iteration, for :func:`plot_baum_welch`. The learned states are put in the order
+    of the true model's by the permutation :func:`lib.hmm.reference.match_states` finds
+    for the *final* parameters (one order for all iterations).
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+    """
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
+        sequences = [sequences]
+    fitted = HMM(model.start, model.transition, model.emission)
+    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
+    for _ in range(n_iter):
+        fitted.fit(sequences, n_iter=1)
+        log_likelihoods += fitted.log_likelihoods_
+        transitions.append(fitted.transition)
+        emissions.append(fitted.emission)
+        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
+            break
+    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
+    order = match_states(fitted.emission, truth.emission)
+    return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
+                        np.array(log_likelihoods), order, truth.transition, truth.emission,
+                        float(sum(truth.log_likelihood(obs) for obs in sequences)))
+
+
+def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None):
+    """The interactive figure of Baum-Welch: the transition and emission matrices after
+    ``iteration`` updates under the true ones, as heatmaps, and below them the
+    log-likelihood per iteration with the current one marked. ``run`` comes from
+    :func:`record_baum_welch` (nothing is fitted here).
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+    """
+    last = len(run.log_likelihoods) - 1
+    k = check_scalar(iteration, "iteration", kind="integer", low=0, high=last)
+    n, m = run.true_emission.shape
+    state_labels = [f"state {i}" for i in range(n)] if state_labels is None else list(state_labels)
+    symbol_labels = [str(s) for s in range(m)] if symbol_labels is None else list(symbol_labels)
+    fig = new_figure((5.4, 5.6))
+    grid = fig.add_gridspec(3, 2, width_ratios=[n, m], height_ratios=[n, n, 2.2 * n])
+    rows = [("true", run.true_transition, run.true_emission),
+            (f"iteration {k}", run.transitions[k], run.emissions[k])]
+    for r, (name, A, B) in enumerate(rows):
+        for c, (matrix, ticks) in enumerate([(A, state_labels), (B, symbol_labels)]):
+            ax = fig.add_subplot(grid[r, c])
+            ax.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+            for (i, j), value in np.ndenumerate(matrix):
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center",
+                        color="white" if value > 0.6 else "black")
+            ax.set_xticks(range(matrix.shape[1]), ticks if r == 1 else [])
+            ax.set_yticks(range(n), state_labels if c == 0 else [])
+            if c == 0:
+                ax.set_ylabel(name, fontweight="bold")
+            if r == 0:
+                ax.set_title(["transition (to)", "emission (symbol)"][c])
+    ax = fig.add_subplot(grid[2, :])
+    ax.plot(run.log_likelihoods, lw=1.5)
+    ax.plot([k], [run.log_likelihoods[k]], "o", color="C3")
+    ax.axhline(run.true_log_likelihood, color="k", ls="--", lw=1, label="true parameters")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("log-likelihood")
+    ax.legend(loc="lower right")
+    return fig
