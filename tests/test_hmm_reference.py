@@ -197,3 +197,19 @@ def test_plot_baum_welch_draws_every_iteration_and_refuses_others(casino_run):
         plot_baum_welch(61, run)
     with pytest.raises(TypeError, match="iteration"):
         plot_baum_welch(1.5, run)
+
+
+def test_chapter_shows_the_bodies_of_the_plain_baum_welch():
+    """The chapter includes ``def`` plus the body (``:lines: 1,N-``): line N must be the
+    first line after the docstring, or the chapter would show half a docstring."""
+    import inspect
+    import re
+    from pathlib import Path
+
+    from lib.hmm import reference
+    chapter = (Path(__file__).parents[1] / "chapters" / "08_hmm.md").read_text()
+    found = re.findall(r":pyobject: (baum_welch\w*)\n:lines: 1,(\d+)-", chapter)
+    assert sorted(name for name, _ in found) == ["baum_welch", "baum_welch_step"]
+    for name, first in found:
+        lines = inspect.getsource(getattr(reference, name)).splitlines()
+        assert lines[int(first) - 2].strip() == '"""' and not lines[int(first) - 1].strip().startswith('"')
