@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from lib.hmm import HMM, casino_model
-from lib.hmm.plots import plot_baum_welch, record_baum_welch
-from lib.hmm.reference import baum_welch, baum_welch_step, match_states
+from lib.hmm.plots import plot_baum_welch
+from lib.hmm.reference import baum_welch, baum_welch_step, match_states, record_baum_welch
 
 hmmlearn = pytest.importorskip("hmmlearn.hmm")
 
@@ -213,3 +213,19 @@ def test_chapter_shows_the_bodies_of_the_plain_baum_welch():
     for name, first in found:
         lines = inspect.getsource(getattr(reference, name)).splitlines()
         assert lines[int(first) - 2].strip() == '"""' and not lines[int(first) - 1].strip().startswith('"')
+
+
+def test_plot_baum_welch_redraw_into_the_same_figure_equals_a_fresh_one(casino_run):
+    from lib.plotting import figure_png
+    run = casino_run[3]
+    labels = dict(state_labels=["fair", "loaded"], symbol_labels="123456")
+    fig = plot_baum_welch(0, run, **labels)
+    again = plot_baum_welch(37, run, fig=fig, **labels)
+    assert again is fig                                  # updated in place
+    fresh = plot_baum_welch(37, run, **labels)
+    assert fresh is not fig
+    size = tuple(fresh.get_size_inches())
+    assert figure_png(again, fit=False, size=size) == figure_png(fresh, fit=False, size=size)
+    # another run or other labels: a new figure
+    assert plot_baum_welch(3, run, fig=fig) is not fig
+    assert plot_baum_welch(3, run._replace(order=run.order[::-1]), fig=fig, **labels) is not fig

@@ -1,17 +1,13 @@
 """Figures of Chapter 8 ("Hidden Markov models"). The algorithms live in
 :mod:`lib.hmm`; this module only draws."""
-from typing import NamedTuple
-
 import numpy as np
 from matplotlib.patches import Circle
 
 from lib._validation import check_scalar
-
 from lib.plotting import new_figure
 
 from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, rolls_to_symbols
-from .model import HMM, _check_symbols
-from .reference import match_states
+from .model import _check_symbols
 
 
 def plot_unrolled_network(n_steps=4):
@@ -111,78 +107,64 @@ def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes
                               symbol_labels="123456", title=f"{len(obs)} rolls")
 
 
-class BaumWelchRun(NamedTuple):
-    """Every iteration of one Baum-Welch run, states aligned to a true model (see
-    :func:`record_baum_welch`). Index ``k`` = after ``k`` updates."""
-    transitions: np.ndarray        # (K + 1, N, N)
-    emissions: np.ndarray          # (K + 1, N, M)
-    log_likelihoods: np.ndarray    # (K + 1,)
-    order: np.ndarray              # learned state order[i] plays true state i
-    true_transition: np.ndarray
-    true_emission: np.ndarray
-    true_log_likelihood: float
-
-
-def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
-    """Run Baum-Welch from ``model`` (left unchanged) one iteration at a time with
-    :meth:`lib.hmm.HMM.fit`, keeping the parameters and log-likelihood after every
-    iteration, for :func:`plot_baum_welch`. The learned states are put in the order
-    of the true model's by the permutation :func:`lib.hmm.reference.match_states` finds
-    for the *final* parameters (one order for all iterations).
-    Used in: Chapter 8, section "Watching Baum-Welch learn".
-    """
-    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
-        sequences = [sequences]
-    fitted = HMM(model.start, model.transition, model.emission)
-    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
-    for _ in range(n_iter):
-        fitted.fit(sequences, n_iter=1)
-        log_likelihoods += fitted.log_likelihoods_
-        transitions.append(fitted.transition)
-        emissions.append(fitted.emission)
-        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
-            break
-    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
-    order = match_states(fitted.emission, truth.emission)
-    return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
-                        np.array(log_likelihoods), order, truth.transition, truth.emission,
-                        float(sum(truth.log_likelihood(obs) for obs in sequences)))
-
-
-def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None):
+def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, fig=None):
     """The interactive figure of Baum-Welch: the transition and emission matrices after
     ``iteration`` updates under the true ones, as heatmaps, and below them the
     log-likelihood per iteration with the current one marked. ``run`` comes from
-    :func:`record_baum_welch` (nothing is fitted here).
+    :func:`lib.hmm.reference.record_baum_welch` (nothing is fitted here). ``fig``: a
+    figure this function drew before for the same run and labels; only the learned
+    matrices and the marker change (a live redraw, see
+    :func:`lib.widgets.interactive_figure`).
     Used in: Chapter 8, section "Watching Baum-Welch learn".
     """
-    last = len(run.log_likelihoods) - 1
-    k = check_scalar(iteration, "iteration", kind="integer", low=0, high=last)
+    k = check_scalar(iteration, "iteration", kind="integer", low=0, high=len(run.log_likelihoods) - 1)
     n, m = run.true_emission.shape
-    state_labels = [f"state {i}" for i in range(n)] if state_labels is None else list(state_labels)
-    symbol_labels = [str(s) for s in range(m)] if symbol_labels is None else list(symbol_labels)
+    labels = ([f"state {i}" for i in range(n)] if state_labels is None else list(state_labels),
+              [str(s) for s in range(m)] if symbol_labels is None else list(symbol_labels))
+    state = getattr(fig, "_lib_baum_welch", None)
+    if state is None or state["run"] is not run or state["labels"] != labels:
+        fig = _baum_welch_figure(run, *labels)
+        state = fig._lib_baum_welch
+    for image, texts, matrix in zip(state["images"], state["texts"], (run.transitions[k], run.emissions[k])):
+        image.set_data(matrix)
+        _write_values(texts, matrix)
+    state["row_label"].set_text(f"iteration {k}")
+    state["marker"].set_data([k], [run.log_likelihoods[k]])
+    return fig
+
+
+def _write_values(texts, matrix):
+    for text, value in zip(texts, matrix.ravel()):
+        text.set_text(f"{value:.2f}")
+        text.set_color("white" if value > 0.6 else "black")
+
+
+def _baum_welch_figure(run, state_labels, symbol_labels):
+    """The parts of :func:`plot_baum_welch` that do not change with the iteration."""
+    n, m = run.true_emission.shape
     fig = new_figure((5.4, 5.6))
     grid = fig.add_gridspec(3, 2, width_ratios=[n, m], height_ratios=[n, n, 2.2 * n])
-    rows = [("true", run.true_transition, run.true_emission),
-            (f"iteration {k}", run.transitions[k], run.emissions[k])]
-    for r, (name, A, B) in enumerate(rows):
+    images, texts = [], []
+    for r, (A, B) in enumerate([(run.true_transition, run.true_emission),
+                                (run.transitions[0], run.emissions[0])]):
         for c, (matrix, ticks) in enumerate([(A, state_labels), (B, symbol_labels)]):
             ax = fig.add_subplot(grid[r, c])
-            ax.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto")
-            for (i, j), value in np.ndenumerate(matrix):
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center",
-                        color="white" if value > 0.6 else "black")
+            images.append(ax.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto"))
+            texts.append([ax.text(j, i, "", ha="center", va="center") for i, j in np.ndindex(matrix.shape)])
+            _write_values(texts[-1], matrix)
             ax.set_xticks(range(matrix.shape[1]), ticks if r == 1 else [])
             ax.set_yticks(range(n), state_labels if c == 0 else [])
             if c == 0:
-                ax.set_ylabel(name, fontweight="bold")
+                ax.set_ylabel("true", fontweight="bold")
             if r == 0:
                 ax.set_title(["transition (to)", "emission (symbol)"][c])
     ax = fig.add_subplot(grid[2, :])
     ax.plot(run.log_likelihoods, lw=1.5)
-    ax.plot([k], [run.log_likelihoods[k]], "o", color="C3")
+    marker, = ax.plot([0], [run.log_likelihoods[0]], "o", color="C3")
     ax.axhline(run.true_log_likelihood, color="k", ls="--", lw=1, label="true parameters")
     ax.set_xlabel("iteration")
     ax.set_ylabel("log-likelihood")
     ax.legend(loc="lower right")
+    fig._lib_baum_welch = {"run": run, "labels": (state_labels, symbol_labels), "images": images[2:],
+                           "texts": texts[2:], "row_label": fig.axes[2].yaxis.label, "marker": marker}
     return fig

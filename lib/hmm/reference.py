@@ -18,8 +18,12 @@ Two flavours:
 
 :func:`baum_welch_step` and :func:`baum_welch` (EM for HMMs, built on :func:`forward`
 and :func:`backward`) check their arguments, since a reader calls them directly.
-:func:`match_states` finds which learned state is which true one (label switching).
+:func:`match_states` finds which learned state is which true one (label switching);
+:func:`record_baum_welch` keeps every iteration of a fast :meth:`lib.hmm.HMM.fit` run
+for the chapter's Baum-Welch figure.
 """
+from typing import NamedTuple
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -186,6 +190,48 @@ def match_states(emission, true_emission):
     emission = check_stochastic_matrix(emission, "emission", shape=true_emission.shape)
     cost = np.abs(true_emission[:, None, :] - emission[None, :, :]).sum(axis=2)
     return linear_sum_assignment(cost)[1]
+
+
+class BaumWelchRun(NamedTuple):
+    """Every iteration of one Baum-Welch run, states aligned to a true model (see
+    :func:`record_baum_welch`). Index ``k`` = after ``k`` updates."""
+    transitions: np.ndarray        # (K + 1, N, N)
+    emissions: np.ndarray          # (K + 1, N, M)
+    log_likelihoods: np.ndarray    # (K + 1,)
+    order: np.ndarray              # learned state order[i] plays true state i
+    true_transition: np.ndarray
+    true_emission: np.ndarray
+    true_log_likelihood: float
+
+
+def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
+    """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) one
+    iteration at a time with the fast :meth:`lib.hmm.HMM.fit`, keeping the parameters
+    and log-likelihood after every iteration, for :func:`lib.hmm.plots.plot_baum_welch`
+    (same stopping rule as :func:`baum_welch`). The learned states are put in the order
+    of the true model ``truth``'s by the permutation :func:`match_states` finds for the
+    *final* parameters (one order for all iterations).
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+    """
+    from .model import HMM                     # (model imports this module)
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
+    tol = check_scalar(tol, "tol", allow_inf=True)
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
+        sequences = [sequences]
+    fitted = HMM(model.start, model.transition, model.emission)
+    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
+    for _ in range(n_iter):
+        fitted.fit(sequences, n_iter=1)
+        log_likelihoods += fitted.log_likelihoods_
+        transitions.append(fitted.transition.copy())
+        emissions.append(fitted.emission.copy())
+        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
+            break
+    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
+    order = match_states(fitted.emission, truth.emission)
+    return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
+                        np.array(log_likelihoods), order, truth.transition, truth.emission,
+                        float(sum(truth.log_likelihood(obs) for obs in sequences)))
 
 
 def _rows(counts, previous):
