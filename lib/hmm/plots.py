@@ -82,31 +82,6 @@ def plot_log_likelihood(history, reference=None):
     return fig
 
 
-def plot_letter_emissions(emission, labels=ALPHABET):
-    """Emission probabilities of a two-state model of letters, as paired bars.
-    Used in: Chapter 8, section "Vowels and consonants"."""
-    emission = np.asarray(emission)
-    fig = new_figure((9.0, 3.0))
-    ax = fig.subplots()
-    x = np.arange(emission.shape[1])
-    for i in range(emission.shape[0]):
-        ax.bar(x + (i - 0.5) * 0.4, emission[i], width=0.4, label=f"state {i}")
-    ax.set_xticks(x, ["␣" if ch == " " else ch for ch in labels])
-    ax.set_ylabel("P(letter | state)")
-    ax.legend()
-    return fig
-
-
-def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None):
-    """The interactive figure of Chapter 8: for a string of die rolls, the filtered and
-    smoothed probability that the loaded die is in use, and the Viterbi path.
-    Used in: Chapter 8, section "Try it: reading the dice"."""
-    model = casino_model() if model is None else model
-    obs = rolls_to_symbols(rolls)
-    return plot_filter_smooth(model, obs, state=1, state_name="loaded",
-                              symbol_labels="123456", title=f"{len(obs)} rolls")
-
-
 def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, fig=None):
     """The interactive figure of Baum-Welch: the transition and emission matrices after
     ``iteration`` updates under the true ones, as heatmaps, and below them the
@@ -168,3 +143,28 @@ def _baum_welch_figure(run, state_labels, symbol_labels):
     fig._lib_baum_welch = {"run": run, "labels": (state_labels, symbol_labels), "images": images[2:],
                            "texts": texts[2:], "row_label": fig.axes[2].yaxis.label, "marker": marker}
     return fig
+
+
+def plot_letter_emissions(emission, labels=ALPHABET):
+    """Emission probabilities of a two-state model of letters, as paired bars.
+    Used in: Chapter 8, section "Vowels and consonants"."""
+    emission = np.asarray(emission)
+    fig = new_figure((9.0, 3.0))
+    ax = fig.subplots()
+    x = np.arange(emission.shape[1])
+    for i in range(emission.shape[0]):
+        ax.bar(x + (i - 0.5) * 0.4, emission[i], width=0.4, label=f"state {i}")
+    ax.set_xticks(x, ["␣" if ch == " " else ch for ch in labels])
+    ax.set_ylabel("P(letter | state)")
+    ax.legend()
+    return fig
+
+
+def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None):
+    """The interactive figure of Chapter 8: for a string of die rolls, the filtered and
+    smoothed probability that the loaded die is in use, and the Viterbi path.
+    Used in: Chapter 8, section "Try it: reading the dice"."""
+    model = casino_model() if model is None else model
+    obs = rolls_to_symbols(rolls)
+    return plot_filter_smooth(model, obs, state=1, state_name="loaded",
+                              symbol_labels="123456", title=f"{len(obs)} rolls")
