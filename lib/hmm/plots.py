@@ -3,6 +3,7 @@
 import numpy as np
 from matplotlib.patches import Circle
 
+from lib._validation import check_scalar
 from lib.plotting import new_figure
 
 from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, rolls_to_symbols
@@ -78,6 +79,69 @@ def plot_log_likelihood(history, reference=None):
         ax.legend(loc="lower right")
     ax.set_xlabel("iteration")
     ax.set_ylabel("log-likelihood")
+    return fig
+
+
+def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, fig=None):
+    """The interactive figure of Baum-Welch: the transition and emission matrices after
+    ``iteration`` updates under the true ones, as heatmaps, and below them the
+    log-likelihood per iteration with the current one marked. ``run`` comes from
+    :func:`lib.hmm.reference.record_baum_welch` (nothing is fitted here). ``fig``: a
+    figure this function drew before for the same run and labels; only the learned
+    matrices and the marker change (a live redraw, see
+    :func:`lib.widgets.interactive_figure`).
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+    """
+    k = check_scalar(iteration, "iteration", kind="integer", low=0, high=len(run.log_likelihoods) - 1)
+    n, m = run.true_emission.shape
+    labels = ([f"state {i}" for i in range(n)] if state_labels is None else list(state_labels),
+              [str(s) for s in range(m)] if symbol_labels is None else list(symbol_labels))
+    state = getattr(fig, "_lib_baum_welch", None)
+    if state is None or state["run"] is not run or state["labels"] != labels:
+        fig = _baum_welch_figure(run, *labels)
+        state = fig._lib_baum_welch
+    for image, texts, matrix in zip(state["images"], state["texts"], (run.transitions[k], run.emissions[k])):
+        image.set_data(matrix)
+        _write_values(texts, matrix)
+    state["row_label"].set_text(f"iteration {k}")
+    state["marker"].set_data([k], [run.log_likelihoods[k]])
+    return fig
+
+
+def _write_values(texts, matrix):
+    for text, value in zip(texts, matrix.ravel()):
+        text.set_text(f"{value:.2f}")
+        text.set_color("white" if value > 0.6 else "black")
+
+
+def _baum_welch_figure(run, state_labels, symbol_labels):
+    """The parts of :func:`plot_baum_welch` that do not change with the iteration."""
+    n, m = run.true_emission.shape
+    fig = new_figure((5.4, 5.6))
+    grid = fig.add_gridspec(3, 2, width_ratios=[n, m], height_ratios=[n, n, 2.2 * n])
+    images, texts = [], []
+    for r, (A, B) in enumerate([(run.true_transition, run.true_emission),
+                                (run.transitions[0], run.emissions[0])]):
+        for c, (matrix, ticks) in enumerate([(A, state_labels), (B, symbol_labels)]):
+            ax = fig.add_subplot(grid[r, c])
+            images.append(ax.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto"))
+            texts.append([ax.text(j, i, "", ha="center", va="center") for i, j in np.ndindex(matrix.shape)])
+            _write_values(texts[-1], matrix)
+            ax.set_xticks(range(matrix.shape[1]), ticks if r == 1 else [])
+            ax.set_yticks(range(n), state_labels if c == 0 else [])
+            if c == 0:
+                ax.set_ylabel("true", fontweight="bold")
+            if r == 0:
+                ax.set_title(["transition (to)", "emission (symbol)"][c])
+    ax = fig.add_subplot(grid[2, :])
+    ax.plot(run.log_likelihoods, lw=1.5)
+    marker, = ax.plot([0], [run.log_likelihoods[0]], "o", color="C3")
+    ax.axhline(run.true_log_likelihood, color="k", ls="--", lw=1, label="true parameters")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("log-likelihood")
+    ax.legend(loc="lower right")
+    fig._lib_baum_welch = {"run": run, "labels": (state_labels, symbol_labels), "images": images[2:],
+                           "texts": texts[2:], "row_label": fig.axes[2].yaxis.label, "marker": marker}
     return fig
 
 

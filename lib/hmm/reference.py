@@ -2,8 +2,8 @@
 
 These are the readable reference versions that the chapter shows next to the equations
 (sections "Filtering: the forward algorithm", "Smoothing: the forward-backward
-algorithm" and "The most likely path: Viterbi"); :mod:`lib.hmm.fast` computes the same
-numbers faster. All functions take the model's arrays and the per-step likelihoods
+algorithm", "The most likely path: Viterbi" and "Baum-Welch, one step at a time");
+:mod:`lib.hmm.fast` and :meth:`lib.hmm.HMM.fit` compute the same numbers faster. All functions take the model's arrays and the per-step likelihoods
 ``E[t, i] = P(e_t | X_t = i)`` (or their logarithms ``log_E``) of an already checked
 observation sequence.
 
@@ -15,8 +15,19 @@ Two flavours:
   logarithms (log-sum-exp at every step). Slower, but exact even when a product of
   probabilities falls below the smallest double (entries near 1e-200); the model uses
   them for such models and to confirm that a sequence is impossible.
+
+:func:`baum_welch_step` and :func:`baum_welch` (EM for HMMs, built on :func:`forward`
+and :func:`backward`) check their arguments, since a reader calls them directly.
+:func:`match_states` finds which learned state is which true one (label switching);
+:func:`record_baum_welch` keeps every iteration of a fast :meth:`lib.hmm.HMM.fit` run
+for the chapter's Baum-Welch figure.
 """
+from typing import NamedTuple
+
 import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from lib._validation import check_probability_vector, check_scalar, check_stochastic_matrix
 
 _TINY = np.finfo(float).tiny
 
@@ -87,3 +98,162 @@ def backward_log(log_A, log_E):
     for t in range(len(log_E) - 1, 0, -1):
         log_beta[t - 1] = _log_matvec(log_E[t] + log_beta[t], log_A_T)
     return log_beta
+
+
+# ---------------------------------------------------------------- Baum-Welch
+def baum_welch_step(start, transition, emission, sequences):
+    """One Baum-Welch (EM) iteration, one time step per loop iteration.
+
+    E step: for every sequence, the forward and backward messages give the smoothed
+    ``gamma[t, i] = P(X_t = i | e_1..e_T)`` and, for every ``t < T``, the pair posterior
+    ``xi[i, j] = P(X_t = i, X_{t+1} = j | e_1..e_T)``; their sums over time are the
+    expected counts. M step: every row of counts divided by its sum (a state with no
+    expected visits keeps its old row). The messages are rescaled, as in
+    :func:`forward`: fine unless products of probabilities fall below the smallest
+    double (entries near 1e-200), where :meth:`lib.hmm.HMM.fit` switches to logarithms.
+
+    Returns ``(start, transition, emission, log_likelihood)``: the updated parameters
+    and the total log-likelihood of the sequences under the parameters *given*.
+    Used in: Chapter 8, section "Baum-Welch, one step at a time".
+    """
+    start, transition, emission, sequences = _check_baum_welch(start, transition, emission, sequences)
+    n_states, n_symbols = emission.shape
+    start_counts = np.zeros(n_states)
+    transition_counts = np.zeros((n_states, n_states))
+    emission_counts = np.zeros((n_states, n_symbols))
+    total = 0.0
+    for number, obs in enumerate(sequences):
+        E = emission.T[obs]                                  # E[t, i] = P(e_t | X_t = i)
+        alpha, log_likelihood = forward(start, transition, E)
+        if log_likelihood == -np.inf:
+            raise ValueError(f"sequences[{number}] has probability zero under the given "
+                             "parameters: Baum-Welch cannot start from them")
+        beta = backward(transition, E)
+        gamma = alpha * beta
+        gamma /= gamma.sum(axis=1, keepdims=True)
+        for t in range(len(obs) - 1):
+            xi = alpha[t][:, None] * transition * (E[t + 1] * beta[t + 1])[None, :]
+            transition_counts += xi / xi.sum()
+        for t, symbol in enumerate(obs):
+            emission_counts[:, symbol] += gamma[t]
+        start_counts += gamma[0]
+        total += log_likelihood
+    return (start_counts / start_counts.sum(), _rows(transition_counts, transition),
+            _rows(emission_counts, emission), total)
+
+
+def baum_welch(start, transition, emission, sequences, n_iter=100, tol=1e-6):
+    """Baum-Welch: :func:`baum_welch_step` repeated, recording every iteration.
+
+    Stops after ``n_iter`` updates, or earlier once an update gains less than ``tol``
+    in log-likelihood (``tol=-inf``: never early). Returns ``(parameters,
+    log_likelihoods)``: ``parameters[k]`` is the triple ``(start, transition,
+    emission)`` after ``k`` updates (``parameters[0]`` the one given, ``parameters[-1]``
+    the result), and ``log_likelihoods[k]`` the log-likelihood under ``parameters[k]``
+    for every ``k`` but the last (as :meth:`lib.hmm.HMM.fit` records it). EM guarantees
+    that the log-likelihoods never decrease.
+    Used in: Chapter 8, section "Baum-Welch, one step at a time".
+
+    >>> params, lls = baum_welch([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]],
+    ...                          [[0.6, 0.4], [0.3, 0.7]], [[0, 0, 1, 1, 1, 0]], n_iter=5)
+    >>> len(params), len(lls), bool(lls[0] <= lls[-1])
+    (6, 5, True)
+    """
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
+    tol = check_scalar(tol, "tol", allow_inf=True)
+    *first, sequences = _check_baum_welch(start, transition, emission, sequences)
+    parameters = [tuple(first)]
+    log_likelihoods = []
+    for _ in range(n_iter):
+        *updated, log_likelihood = baum_welch_step(*parameters[-1], sequences)
+        parameters.append(tuple(updated))
+        log_likelihoods.append(log_likelihood)
+        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
+            break
+    return parameters, log_likelihoods
+
+
+def match_states(emission, true_emission):
+    """The permutation that best lines learned states up with true ones.
+
+    EM does not know which state we call which: a learned model is only defined up to
+    a relabelling of its states (label switching). ``order[i]`` is the learned state
+    that plays the part of true state ``i``, chosen to minimise the total absolute
+    difference between emission rows (:func:`scipy.optimize.linear_sum_assignment`).
+    Show ``transition[np.ix_(order, order)]`` and ``emission[order]``.
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+
+    >>> match_states([[0.1, 0.9], [0.8, 0.2]], [[0.7, 0.3], [0.2, 0.8]]).tolist()
+    [1, 0]
+    """
+    true_emission = check_stochastic_matrix(true_emission, "true_emission", shape=(None, None))
+    emission = check_stochastic_matrix(emission, "emission", shape=true_emission.shape)
+    cost = np.abs(true_emission[:, None, :] - emission[None, :, :]).sum(axis=2)
+    return linear_sum_assignment(cost)[1]
+
+
+class BaumWelchRun(NamedTuple):
+    """Every iteration of one Baum-Welch run, states aligned to a true model (see
+    :func:`record_baum_welch`). Index ``k`` = after ``k`` updates."""
+    transitions: np.ndarray        # (K + 1, N, N)
+    emissions: np.ndarray          # (K + 1, N, M)
+    log_likelihoods: np.ndarray    # (K + 1,)
+    order: np.ndarray              # learned state order[i] plays true state i
+    true_transition: np.ndarray
+    true_emission: np.ndarray
+    true_log_likelihood: float
+
+
+def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
+    """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) one
+    iteration at a time with the fast :meth:`lib.hmm.HMM.fit`, keeping the parameters
+    and log-likelihood after every iteration, for :func:`lib.hmm.plots.plot_baum_welch`
+    (same stopping rule as :func:`baum_welch`). The learned states are put in the order
+    of the true model ``truth``'s by the permutation :func:`match_states` finds for the
+    *final* parameters (one order for all iterations).
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+    """
+    from .model import HMM                     # (model imports this module)
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
+    tol = check_scalar(tol, "tol", allow_inf=True)
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
+        sequences = [sequences]
+    fitted = HMM(model.start, model.transition, model.emission)
+    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
+    for _ in range(n_iter):
+        fitted.fit(sequences, n_iter=1)
+        log_likelihoods += fitted.log_likelihoods_
+        transitions.append(fitted.transition.copy())
+        emissions.append(fitted.emission.copy())
+        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
+            break
+    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
+    order = match_states(fitted.emission, truth.emission)
+    return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
+                        np.array(log_likelihoods), order, truth.transition, truth.emission,
+                        float(sum(truth.log_likelihood(obs) for obs in sequences)))
+
+
+def _rows(counts, previous):
+    """Rows of ``counts`` divided by their sums; a row without counts keeps ``previous``."""
+    sums = counts.sum(axis=1, keepdims=True)
+    return np.where(sums > 0, counts / np.where(sums > 0, sums, 1.0), previous)
+
+
+def _check_baum_welch(start, transition, emission, sequences):
+    """The arguments of :func:`baum_welch_step`, checked (parameters exactly normalised)."""
+    from .model import _check_symbols          # (model imports this module)
+    start = check_probability_vector(start, "start")
+    n = len(start)
+    transition = check_stochastic_matrix(transition, "transition", shape=(n, n))
+    emission = check_stochastic_matrix(emission, "emission", shape=(n, None))
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
+        raise TypeError("sequences must be a list of observation sequences, got one 1-D array "
+                        "(wrap it in a list: [obs])")
+    if isinstance(sequences, (str, bytes)) or not hasattr(sequences, "__iter__"):
+        raise TypeError(f"sequences must be a list of observation sequences, got {type(sequences).__name__}")
+    sequences = [_check_symbols(obs, emission.shape[1], f"sequences[{i}]") for i, obs in enumerate(sequences)]
+    if not sequences:
+        raise ValueError("sequences must hold at least one observation sequence, got none")
+    return (start / start.sum(), transition / transition.sum(axis=1, keepdims=True),
+            emission / emission.sum(axis=1, keepdims=True), sequences)
