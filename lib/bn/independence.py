@@ -11,13 +11,17 @@ References: Pearl (1988) ch. 3; Koller & Friedman (2009) sections 3.3 and 3.4
 (Algorithm 3.1, "reachable", is the Bayes-ball search used here); Meek (1995) for the
 orientation rules of :func:`cpdag`.
 """
+import itertools
 from collections import namedtuple
 from itertools import combinations
 
-from .network import BayesNet
+import numpy as np
+
+from ._common import ImpossibleEvidenceError
+from .network import BayesNet, check_net
 
 __all__ = ["d_separated", "reachable", "active_trails", "markov_blanket", "v_structures",
-           "cpdag", "markov_equivalent", "CPDAG"]
+           "cpdag", "markov_equivalent", "CPDAG", "dsep_check"]
 
 
 class _Graph:
@@ -269,3 +273,23 @@ def markov_equivalent(a, b):
         return False
     skel = [{frozenset((p, n)) for n in g.names for p in g.parents[n]} for g in (ga, gb)]
     return skel[0] == skel[1] and v_structures(a) == v_structures(b)
+
+
+def dsep_check(net, x, y, given):
+    """``(z, gap)``: the first assignment ``z`` of ``given`` (in state order) with
+    positive probability and ``gap = max over y, x of |P(x | y, z) - P(x | z)|`` (states
+    of ``y`` impossible given ``z`` skipped); 0 when ``x`` and ``y`` are d-separated.
+    Used in: Chapter 6, section "d-separation" (the title of the interactive figure).
+    Raises :class:`ImpossibleEvidenceError` when every assignment of ``given`` is
+    impossible."""
+    from .inference import log_evidence
+    check_net(net)
+    for zs in itertools.product(*(net.states[g] for g in given)):
+        ev = dict(zip(given, zs))
+        if log_evidence(net, ev) == -np.inf:
+            continue
+        base = net.query(x, ev)
+        gap = max(float(np.abs(net.query(x, {**ev, y: s}) - base).max())
+                  for s in net.states[y] if log_evidence(net, {**ev, y: s}) > -np.inf)
+        return ev, gap
+    raise ImpossibleEvidenceError(dict.fromkeys(given, "any state"))

@@ -78,7 +78,7 @@ def infer_states(data, caller="infer_states"):
 
 def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
               tabu_length=100, epsilon=1e-4, max_iter=10_000, pseudo_count=0.0,
-              restarts=0, perturb=3, rng=None, equivalent_sample_size=10.0):
+              restarts=0, perturb=3, rng=None, equivalent_sample_size=10.0, sample_weight=None):
     """Greedy structure search: from ``start`` (default: no edges) repeatedly
     apply the best of all single-edge additions, removals and reversals that
     keep the graph acyclic, until no move improves the score by ``epsilon``
@@ -96,6 +96,9 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
         After the first climb, ``restarts`` times apply ``perturb`` random
         legal moves to the best graph so far and climb again (keeping the
         result only if it scores better): a cheap way out of local optima.
+    sample_weight : array, optional
+        One non-negative weight per row: the search then runs on weighted counts
+        (structural EM searches on the expected counts of completed data).
 
     Returns a :class:`BayesNet` with ML (or ``pseudo_count``) CPTs and the
     attributes ``score_`` (final score, in the score's own units), ``trace_``
@@ -119,6 +122,11 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
         states = dict(start.states) if start is not None else infer_states(data, "hill_climb")
     net = start.copy() if start is not None else BayesNet([(n, s) for n, s in states.items()])
     X = net.encode(data)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=float)
+        if sample_weight.shape != (len(X),) or not np.all(np.isfinite(sample_weight)) \
+                or np.any(sample_weight < 0):
+            raise ValueError(f"sample_weight must hold {len(X)} finite non-negative weights")
     card = net._arrays()["card"]
     n_vars = len(net.names)
     parents = [set(net._idx[p] for p in net.parents[n]) for n in net.names]
@@ -128,7 +136,8 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     def local(i, ps):
         key = (i, frozenset(ps))
         if key not in cache:
-            cache[key] = family_score(X, i, sorted(ps), card, internal, equivalent_sample_size)
+            cache[key] = family_score(X, i, sorted(ps), card, internal, equivalent_sample_size,
+                                      sample_weight)
         return cache[key]
 
     def reaches(parents, src, dst):
@@ -225,7 +234,7 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
             moves += [("restart", None, None)] + t_moves
     result = BayesNet([(n, net.states[n], [net.names[p] for p in sorted(parents[i])])
                   for i, n in enumerate(net.names)])
-    result.fit(X, pseudo_count=pseudo_count)
+    result.fit(X, pseudo_count=pseudo_count, sample_weight=sample_weight)
     conv = (lambda s: -s / math.log(2)) if score == "mdl" else float
     result.score_ = conv(current)
     result.trace_ = np.array([conv(s) for s in trace])
@@ -234,7 +243,8 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
 
 
 
-def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0):
+def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
+                 sample_weight=None):
     """Local (per-family) structure score of variable ``i`` with ``parents`` on the
     integer data ``X``: the maximised log likelihood
     ``sum_{u,x} N(u,x) ln(N(u,x)/N(u))`` minus a penalty (``"bic"``:
@@ -245,6 +255,10 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0):
     likelihood ``sum_u [lnG(a/q) - lnG(N(u) + a/q) + sum_x (lnG(N(u,x) + a/(q|X|))
     - lnG(a/(q|X|)))]`` (lnG = log gamma).
 
+    ``sample_weight`` (one non-negative weight per row) turns the counts into
+    weighted (e.g. expected) counts and ``N`` into their total: the scores of
+    structural EM (Chapter 7, section "Structural EM").
+
     Used in: Chapter 6, sections "Learning the structure" and "Other scores and
     independence tests".
     """
@@ -252,8 +266,10 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0):
     fam = list(parents) + [i]
     cards = card[fam]
     idx = X[:, fam] @ strides(cards)
-    counts = np.bincount(idx, minlength=int(np.prod(cards))).reshape(-1, cards[-1]).astype(float)
+    counts = np.bincount(idx, weights=sample_weight,
+                         minlength=int(np.prod(cards))).reshape(-1, cards[-1]).astype(float)
     row = counts.sum(axis=1, keepdims=True)
+    n = len(X) if sample_weight is None else float(np.sum(sample_weight))
     if score == "bdeu":
         ess = check_scalar(equivalent_sample_size, "equivalent_sample_size", low=0,
                            closed="right")
@@ -264,7 +280,7 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0):
     ll = float(np.sum(counts[nz] * (np.log(counts[nz]) - np.log(np.broadcast_to(row, counts.shape)[nz]))))
     k = (cards[-1] - 1) * int(np.prod(cards[:-1]))
     if score == "bic":
-        return ll - 0.5 * math.log(len(X)) * k
+        return ll - 0.5 * math.log(n) * k
     if score == "aic":
         return ll - k
     if score == "loglik":
