@@ -237,7 +237,7 @@ def _line(ax, pos, u, v, bw, bh, color="#33415c", lw=1.1, ls="-", head=True, zor
 
 def plot_dsep_explorer(net, x, y, pos=None, **observed):
     """Interactive-figure callback for d-separation: the network with ``x`` and ``y``
-    outlined, the observed nodes (``observed[name]`` true) shaded, every edge of an
+    shaded red, the observed nodes (``observed[name]`` True or ``"observed"``) yellow, every edge of an
     active trail between ``x`` and ``y`` in red, the edges of blocked trails dashed;
     the right panel lists each trail and where it is blocked; the title gives the
     verdict and the numeric check of :func:`dsep_check`. Pass ``pos`` (e.g.
@@ -246,7 +246,7 @@ def plot_dsep_explorer(net, x, y, pos=None, **observed):
     Used in: Chapter 6, section "d-separation".
     """
     from .independence import active_trails, dsep_check
-    given = [n for n in net.names if observed.get(n) and n not in (x, y)]
+    given = [n for n in net.names if observed.get(n) in (True, "observed") and n not in (x, y)]
     pos = pos or layered_layout(net)
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
