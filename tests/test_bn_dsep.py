@@ -227,3 +227,80 @@ def test_pc_recovers_a_faithful_network():
     assert res.cpdag == truth
     assert truth.directed == {("A", "C"), ("B", "C"), ("C", "D")}
     assert frozenset(("A", "B")) in res.sepsets and res.sepsets[frozenset(("A", "B"))] == set()
+
+
+def test_linear_gaussian_and_discretise():
+    from sklearn.linear_model import LinearRegression
+
+    from lib.bn.continuous import discretise, fit_linear_gaussian
+    rng = np.random.default_rng(0)
+    U = rng.normal(size=(300, 2))
+    y = U @ [1.5, -0.5] + 2 + rng.normal(0, 0.3, 300)
+    cpd = fit_linear_gaussian(U, y)
+    ref = LinearRegression().fit(U, y)
+    assert np.allclose(cpd.weights, ref.coef_) and np.isclose(cpd.intercept, ref.intercept_)
+    assert np.isclose(cpd.sd, np.sqrt(np.mean((y - ref.predict(U)) ** 2)))
+    from scipy.stats import norm
+    assert np.allclose(cpd.logpdf(U, y), norm.logpdf(y, ref.predict(U), cpd.sd))
+    codes, edges = discretise(y, 4)
+    assert np.array_equal(np.bincount(codes), [75, 75, 75, 75])
+    assert np.array_equal(discretise([edges[0] - 1, edges[-1] + 1], 4, edges=edges)[0], [0, 3])
+    with pytest.raises(ValueError, match="child"):
+        fit_linear_gaussian(U, y[:-1])
+    with pytest.raises(ValueError, match="rows"):
+        fit_linear_gaussian([[1.0]], [2.0])
+    with pytest.raises(ValueError, match="sd = 0"):
+        fit_linear_gaussian([0, 1, 2, 3], [1, 3, 5, 7])
+    with pytest.raises(ValueError, match="edges"):
+        discretise([1, 1, 1, 1, 2], 4)
+
+
+def test_structural_em_climbs_and_completes():
+    from lib.bn.structural_em import complete_data, structural_em
+    TF = ["t", "f"]
+    truth = BayesNet([("A", TF, [], [0.4, 0.6]), ("B", TF, [], [0.7, 0.3]),
+                      ("C", TF, ["A", "B"], [[0.9, 0.1], [0.5, 0.5], [0.4, 0.6], [0.05, 0.95]]),
+                      ("D", TF, ["C"], [[0.8, 0.2], [0.2, 0.8]]),
+                      ("E", TF, ["B"], [[0.25, 0.75], [0.85, 0.15]])])
+    rng = np.random.default_rng(1)
+    X = truth.encode(truth.sample(2000, rng))
+    X[rng.random(X.shape) < 0.3] = -1
+    # expected completion: weights add up to the number of rows, and the weighted
+    # counts are EM's expected counts
+    Xc, w = complete_data(truth, X)
+    assert np.all(Xc >= 0) and np.isclose(w.sum(), len(X))
+    fitted = truth.copy()
+    fitted.fit(Xc, sample_weight=w)
+    counts, _ = truth.expected_counts(X)
+    for n in truth.names:
+        c = counts[n]
+        assert np.allclose(fitted.cpts[n], c / c.sum(axis=-1, keepdims=True))
+    net = structural_em(X, truth.states, restarts=30, perturb=6, rng=np.random.default_rng(0))
+    assert np.all(np.diff(net.bic_trace_) > -1e-6)
+    assert markov_equivalent(net, truth)
+    # weighted hill climbing equals hill climbing on repeated rows
+    rows = truth.encode(truth.sample(300, np.random.default_rng(3)))
+    weights = np.random.default_rng(4).integers(1, 4, len(rows))
+    a = hill_climb(rows, states=truth.states, sample_weight=weights)
+    b = hill_climb(np.repeat(rows, weights, axis=0), states=truth.states)
+    assert a.edges() == b.edges() and np.isclose(a.score_, b.score_)
+    with pytest.raises(ValueError, match="sample_weight"):
+        hill_climb(rows, states=truth.states, sample_weight=-weights)
+
+
+def test_dsep_figure_marks_trails():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib.bn.plots import layered_layout, plot_dsep_explorer
+    asia = load_network("asia")
+    pos = layered_layout(asia)
+    fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos, dysp="observed")
+    assert "d-connected" in fig._suptitle.get_text()
+    reds = [p for p in fig.axes[0].patches if getattr(p, "get_linewidth", lambda: 0)() == 3]
+    assert len(reds) == 6                     # the edges of the two open trails
+    plt.close(fig)
+    fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos)
+    assert "d-separated" in fig._suptitle.get_text() and "= 0" in fig._suptitle.get_text()
+    plt.close(fig)
