@@ -334,7 +334,8 @@ def plot_linear_gaussian(parent, child, line, bins=None, labels=("x", "y")):
         bins = np.asarray(bins, float)
         k = np.clip(np.digitize(parent, bins[1:-1]), 0, len(bins) - 2)
         means = [child[k == j].mean() if np.any(k == j) else np.nan for j in range(len(bins) - 1)]
-        ax.stairs(means, bins, color="#1f77b4", lw=2, label=f"discretised: {len(bins) - 1} bins")
+        ax.stairs(means, bins, baseline=None, color="#1f77b4", lw=2,
+                  label=f"discretised: mean per bin ({len(bins) - 1} bins)")
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
     ax.legend(fontsize=8, loc="upper left")
