@@ -15,8 +15,10 @@ from lib.bn.independence import (active_trails, cpdag, d_separated, markov_blank
 from lib.datasets import load_network
 
 pgmpy = pytest.importorskip("pgmpy")
-warnings.filterwarnings("ignore", category=FutureWarning)
-from pgmpy.base import DAG  # noqa: E402
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)
+    from pgmpy.base import DAG  # noqa: E402
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")  # pgmpy's deprecation notices
 
 
 def random_dag(rng, n, p_edge):
@@ -286,6 +288,8 @@ def test_structural_em_climbs_and_completes():
     assert a.edges() == b.edges() and np.isclose(a.score_, b.score_)
     with pytest.raises(ValueError, match="sample_weight"):
         hill_climb(rows, states=truth.states, sample_weight=-weights)
+    with pytest.raises(ValueError, match="sample_weight"):
+        hill_climb(rows, states=truth.states, sample_weight=0 * weights)
 
 
 def test_dsep_figure_marks_trails():

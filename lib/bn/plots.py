@@ -246,6 +246,7 @@ def plot_dsep_explorer(net, x, y, pos=None, **observed):
     Used in: Chapter 6, section "d-separation".
     """
     from .independence import active_trails, dsep_check
+    from .network import BayesNet
     given = [n for n in net.names if observed.get(n) in (True, "observed") and n not in (x, y)]
     pos = pos or layered_layout(net)
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
@@ -259,10 +260,13 @@ def plot_dsep_explorer(net, x, y, pos=None, **observed):
         return fig
     bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in net.names))
     bh = 0.34
-    plot_network(net, ax=ax0, pos=pos, colors=colors, fontsize=10, node_width=bw)
     trails = active_trails(net, x, y, given)
     on_open = {frozenset(e) for t, b in trails if b is None for e in zip(t, t[1:])}
     on_closed = {frozenset(e) for t, b in trails if b is not None for e in zip(t, t[1:])} - on_open
+    # the plain drawing gets only the edges on no trail; trail edges are drawn below
+    shell = BayesNet([(n, ("-",), [p for p in net.parents[n] if frozenset((p, n)) not in on_open | on_closed])
+                      for n in net.names])
+    plot_network(shell, ax=ax0, pos=pos, colors=colors, fontsize=10, node_width=bw)
     for u, v in net.edges():
         e = frozenset((u, v))
         if e in on_open:

@@ -125,8 +125,9 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     if sample_weight is not None:
         sample_weight = np.asarray(sample_weight, dtype=float)
         if sample_weight.shape != (len(X),) or not np.all(np.isfinite(sample_weight)) \
-                or np.any(sample_weight < 0):
-            raise ValueError(f"sample_weight must hold {len(X)} finite non-negative weights")
+                or np.any(sample_weight < 0) or not sample_weight.sum() > 0:
+            raise ValueError(f"sample_weight must hold {len(X)} finite non-negative weights "
+                             "with a positive sum")
     card = net._arrays()["card"]
     n_vars = len(net.names)
     parents = [set(net._idx[p] for p in net.parents[n]) for n in net.names]
