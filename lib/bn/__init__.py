@@ -8,7 +8,11 @@ representation from the algorithms, one module per part of Chapter 6:
 * :mod:`lib.bn.inference`: enumeration, variable elimination, the full joint;
 * :mod:`lib.bn.sampling`: prior, rejection and Gibbs sampling, likelihood weighting;
 * :mod:`lib.bn.learning`: ML/MAP counting, expected counts, EM, gradient ascent;
-* :mod:`lib.bn.structure`: scores (log likelihood, BIC/MDL, AIC) and hill climbing;
+* :mod:`lib.bn.structure`: scores (log likelihood, BIC/MDL, AIC, BDeu) and hill climbing;
+* :mod:`lib.bn.independence`: d-separation, Markov blankets, v-structures, CPDAGs;
+* :mod:`lib.bn.constraint`: conditional independence tests and the PC algorithm;
+* :mod:`lib.bn.continuous`: linear-Gaussian CPDs and discretisation (numeric variables);
+* :mod:`lib.bn.structural_em`: structure learning with missing values (Chapter 7);
 * :mod:`lib.bn.bif`: reading BIF files;
 * :mod:`lib.bn.plots`: the drawings, the package's only figure module (not imported
   here, so that the algorithms load without a plotting library:
@@ -18,6 +22,9 @@ The algorithms are functions taking the network first (``query(net, "B", ev)``);
 :class:`BayesNet` has a short method for each (``net.query("B", ev)``).
 """
 from .bif import read_bif
+from .constraint import ci_test, pc
+from .independence import (active_trails, cpdag, d_separated, dsep_check, markov_blanket,
+                           markov_equivalent, reachable, v_structures)
 from .inference import elimination_plan, log_evidence, query
 from .learning import expected_counts, fit_em, fit_gradient_ascent
 from .network import BayesNet, ImpossibleEvidenceError, cpt_markdown
@@ -29,5 +36,7 @@ __all__ = [
     "BayesNet", "ImpossibleEvidenceError", "SamplingResult", "cpt_markdown", "read_bif",
     "query", "log_evidence", "elimination_plan", "sample", "rejection_sampling",
     "likelihood_weighting", "gibbs_sampling", "expected_counts", "fit_em",
-    "fit_gradient_ascent", "score", "family_score", "hill_climb",
+    "fit_gradient_ascent", "score", "family_score", "hill_climb", "d_separated", "reachable",
+    "active_trails", "dsep_check", "markov_blanket", "v_structures", "cpdag", "markov_equivalent",
+    "ci_test", "pc",
 ]

@@ -490,10 +490,10 @@ class BayesNet:
         from .learning import fit_gradient_ascent
         return fit_gradient_ascent(self, data, eta, n_iter, rule, floor)
 
-    def score(self, data, score="bic"):
+    def score(self, data, score="bic", equivalent_sample_size=10.0):
         """Structure score of the graph: :func:`lib.bn.structure.score`."""
         from .structure import score as structure_score
-        return structure_score(self, data, score)
+        return structure_score(self, data, score, equivalent_sample_size)
 
     @classmethod
     def hill_climb(cls, data, *args, **options):

@@ -20,7 +20,8 @@ from .inference import log_evidence
 from .sampling import _forward
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
-           "plot_sampling_convergence", "plot_curves"]
+           "plot_sampling_convergence", "plot_curves", "plot_dsep_explorer",
+           "plot_cpdags", "plot_linear_gaussian"]
 
 
 def layered_layout(net):
@@ -223,5 +224,124 @@ def plot_curves(x, curves, xlabel, ylabel, hline=None, hline_label=None, logx=Fa
     if title:
         ax.set_title(title)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _line(ax, pos, u, v, bw, bh, color="#33415c", lw=1.1, ls="-", head=True, zorder=1):
+    (x0, y0), (x1, y1) = pos[u], pos[v]
+    ax.add_artist(FancyArrowPatch(_box_point(x0, y0, x1, y1, bw, bh), _box_point(x1, y1, x0, y0, bw, bh),
+                                  arrowstyle="-|>" if head else "-", mutation_scale=12, color=color,
+                                  lw=lw, ls=ls, zorder=zorder, shrinkA=0, shrinkB=0))
+
+
+def plot_dsep_explorer(net, x, y, pos=None, **observed):
+    """Interactive-figure callback for d-separation: the network with ``x`` and ``y``
+    shaded red, the observed nodes (``observed[name]`` True or ``"observed"``) yellow, every edge of an
+    active trail between ``x`` and ``y`` in red, the edges of blocked trails dashed;
+    the right panel lists each trail and where it is blocked; the title gives the
+    verdict and the numeric check of :func:`dsep_check`. Pass ``pos`` (e.g.
+    ``layered_layout(net)``, computed once) to keep redraws cheap.
+
+    Used in: Chapter 6, section "d-separation".
+    """
+    from .independence import active_trails, dsep_check
+    from .network import BayesNet
+    given = [n for n in net.names if observed.get(n) in (True, "observed") and n not in (x, y)]
+    pos = pos or layered_layout(net)
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
+    colors = {n: "#f6c85f" if n in given else ("#f4a6a6" if n in (x, y) else "#e8eef7")
+              for n in net.names}
+    if x == y:
+        plot_network(net, ax=ax0, pos=pos, colors=colors, fontsize=10)
+        ax1.axis("off")
+        fig.suptitle("choose two different variables x and y")
+        return fig
+    bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in net.names))
+    bh = 0.34
+    trails = active_trails(net, x, y, given)
+    on_open = {frozenset(e) for t, b in trails if b is None for e in zip(t, t[1:])}
+    on_closed = {frozenset(e) for t, b in trails if b is not None for e in zip(t, t[1:])} - on_open
+    # the plain drawing gets only the edges on no trail; trail edges are drawn below
+    shell = BayesNet([(n, ("-",), [p for p in net.parents[n] if frozenset((p, n)) not in on_open | on_closed])
+                      for n in net.names])
+    plot_network(shell, ax=ax0, pos=pos, colors=colors, fontsize=10, node_width=bw)
+    for u, v in net.edges():
+        e = frozenset((u, v))
+        if e in on_open:
+            _line(ax0, pos, u, v, bw, bh, color="#d62728", lw=3, zorder=1.5)
+        elif e in on_closed:
+            _line(ax0, pos, u, v, bw, bh, color="#7f7f7f", lw=2, ls="--", zorder=1.5)
+    lines = []
+    for t, b in trails[:14]:
+        status = "OPEN" if b is None else f"blocked at {b[0]} ({b[1]})"
+        lines.append((" - ".join(map(str, t)), status, b is None))
+    ax1.axis("off")
+    for k, (text, status, is_open) in enumerate(lines):
+        ax1.text(0.0, 0.97 - 0.067 * k, f"{text}:  {status}", fontsize=9, va="top",
+                 color="#d62728" if is_open else "#444444", transform=ax1.transAxes)
+    if len(trails) > 14:
+        ax1.text(0.0, 0.02, f"... and {len(trails) - 14} more trails", fontsize=9, transform=ax1.transAxes)
+    if not trails:
+        ax1.text(0.0, 0.95, "no trail joins x and y", fontsize=10, transform=ax1.transAxes)
+    sep = not any(b is None for _, b in trails)
+    zt = ", ".join(map(str, given)) or "{}"
+    try:
+        ev, gap = dsep_check(net, x, y, given)
+        zs = ", ".join(f"{k}={v}" for k, v in ev.items())
+        check = f"max |P({x} | {y}, Z) - P({x} | Z)| = {gap:.2g}" + (f" at {zs}" if zs else "")
+    except ImpossibleEvidenceError:
+        check = "no possible evidence for Z"
+    verdict = "d-separated" if sep else "d-connected"
+    fig.suptitle(f"{x} and {y} given Z = {{{zt}}}: {verdict}\n{check}", fontsize=11,
+                 color="#1f5f1f" if sep else "#a01010")
+    return fig
+
+
+def plot_cpdags(graphs, names, pos, titles, figsize=None):
+    """Equivalence classes side by side: ``graphs`` is a list of
+    :class:`lib.bn.independence.CPDAG` (compelled edges as arrows, reversible ones as
+    plain lines, drawn in blue), all on the node positions ``pos``.
+
+    Used in: Chapter 6, sections "Markov equivalence" and "Other scores and
+    independence tests".
+    """
+    from .network import BayesNet
+    fig, axes = plt.subplots(1, len(graphs), figsize=figsize or (5.5 * len(graphs), 3.8), squeeze=False)
+    bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in names))
+    for ax, g, title in zip(axes[0], graphs, titles):
+        shell = BayesNet([(n, ("-",), [u for u, v in g.directed if v == n]) for n in names])
+        plot_network(shell, ax=ax, pos=pos, title=title, fontsize=10, node_width=bw)
+        for e in g.undirected:
+            u, v = sorted(e, key=str)
+            _line(ax, pos, u, v, bw, 0.34, color="#1f77b4", lw=2.2, head=False)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.03, top=0.88, wspace=0.1)
+    return fig
+
+
+def plot_linear_gaussian(parent, child, line, bins=None, labels=("x", "y")):
+    """A continuous child of a continuous parent: the sample (dots), the mean line
+    ``line = (slope, intercept, sd)`` with a band of two standard deviations, and,
+    when ``bins`` (edges on the parent's axis) is given, the child's mean in each bin
+    of a discretised parent as steps. Used in: Chapter 6, section "Numeric variables".
+    """
+    parent, child = np.asarray(parent, float), np.asarray(child, float)
+    a, b, sd = line
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    ax.plot(parent, child, ".", ms=3, alpha=0.35, color="#7f7f7f", label="sample")
+    xs = np.linspace(parent.min(), parent.max(), 200)
+    ax.plot(xs, a * xs + b, color="#d62728", lw=2, label=f"linear Gaussian: mean {a:.2f} x + {b:.2f}")
+    ax.fill_between(xs, a * xs + b - 2 * sd, a * xs + b + 2 * sd, color="#d62728", alpha=0.12,
+                    label=f"± 2 sd ({sd:.2f})")
+    if bins is not None:
+        bins = np.asarray(bins, float)
+        k = np.clip(np.digitize(parent, bins[1:-1]), 0, len(bins) - 2)
+        means = [child[k == j].mean() if np.any(k == j) else np.nan for j in range(len(bins) - 1)]
+        ax.stairs(means, bins, baseline=None, color="#1f77b4", lw=2,
+                  label=f"discretised: mean per bin ({len(bins) - 1} bins)")
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig

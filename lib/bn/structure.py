@@ -8,6 +8,7 @@ family (:func:`family_score`), and a greedy tabu search over single-edge moves
 import math
 
 import numpy as np
+from scipy.special import gammaln
 
 from lib._validation import check_rng, check_scalar
 
@@ -17,39 +18,67 @@ from .network import BayesNet, check_net
 __all__ = ["score", "family_score", "hill_climb"]
 
 
-SCORES = ("bic", "mdl", "aic", "loglik")
+SCORES = ("bic", "mdl", "aic", "loglik", "bdeu")
 
 
 def _check_score(score):
     if score not in SCORES:
-        raise ValueError(f"unknown score {score!r}; use 'bic', 'mdl', 'aic' or 'loglik'")
+        raise ValueError(f"unknown score {score!r}; use 'bic', 'mdl', 'aic', 'loglik' or 'bdeu'")
 
 
-def score(net, data, score="bic"):
+def score(net, data, score="bic", equivalent_sample_size=10.0):
     """Structure score of this network's graph on complete data, with ML
     parameters (the CPTs stored in the network are not used).
 
     ``"loglik"``: maximised log likelihood (natural log); ``"bic"``: loglik minus
     ``0.5 * ln(N) * n_parameters`` (pgmpy's ``BIC`` convention, higher is
     better); ``"mdl"``: description length in bits, ``-bic / ln 2`` (lower is
-    better); ``"aic"``: loglik minus n_parameters.
+    better); ``"aic"``: loglik minus n_parameters; ``"bdeu"``: the log marginal
+    likelihood ``ln P(D | G)`` under uniform Dirichlet priors whose pseudo-counts add
+    up to ``equivalent_sample_size`` in every family (Heckerman et al. 1995; pgmpy's
+    ``BDeu``).
 
-    Used in: Chapter 6, section "Learning the structure".
+    Used in: Chapter 6, sections "Learning the structure" and "Other scores and
+    independence tests".
     """
     check_net(net)
     _check_score(score)
     X = net.encode(data)
     a = net._arrays()
-    total = sum(family_score(X, i, a["par"][i], a["card"], score if score != "mdl" else "bic")
+    total = sum(family_score(X, i, a["par"][i], a["card"], score if score != "mdl" else "bic",
+                             equivalent_sample_size)
                 for i in range(len(net.names)))
     if score == "mdl":
         return -total / math.log(2)
     return float(total)
 
 
+def infer_states(data, caller="infer_states"):
+    """``{variable: sorted distinct values}`` of complete data given as columns of
+    labels (a dict or DataFrame) or as a list of ``{variable: state}`` rows."""
+    if isinstance(data, (list, tuple)) and data and all(isinstance(r, dict) for r in data):
+        data = {k: [r.get(k) for r in data] for k in {k for r in data for k in r}}
+    if not hasattr(data, "keys"):
+        raise TypeError(f"{caller} needs data as columns of labels or a list of "
+                        f"{{variable: state}} rows (or states=), got {type(data).__name__}")
+    states = {}
+    for k in data.keys():
+        col = np.asarray(data[k])
+        if col.size == 0:
+            raise ValueError("data are empty")
+        if any(is_missing(v) for v in col.tolist()):
+            raise ValueError(f"column {k!r} has missing values; complete data are needed")
+        try:
+            states[k] = [v.item() if hasattr(v, "item") else v for v in np.unique(col)]
+        except TypeError:
+            raise TypeError(f"column {k!r} mixes kinds of labels (e.g. numbers and "
+                            "strings); pass states= to fix their order") from None
+    return states
+
+
 def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
               tabu_length=100, epsilon=1e-4, max_iter=10_000, pseudo_count=0.0,
-              restarts=0, perturb=3, rng=None):
+              restarts=0, perturb=3, rng=None, equivalent_sample_size=10.0, sample_weight=None):
     """Greedy structure search: from ``start`` (default: no edges) repeatedly
     apply the best of all single-edge additions, removals and reversals that
     keep the graph acyclic, until no move improves the score by ``epsilon``
@@ -60,13 +89,16 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     data : mapping or list of rows (state labels; complete)
     states : dict, optional
         ``{variable: [states]}``; default: the sorted distinct values per column.
-    score : {"bic", "mdl", "aic", "loglik"}
-        Decomposable score (see :meth:`score`); ``"loglik"`` has no penalty and
-        ends in a dense graph.
+    score : {"bic", "mdl", "aic", "loglik", "bdeu"}
+        Decomposable score (see :func:`score`); ``"loglik"`` has no penalty and
+        ends in a dense graph; ``"bdeu"`` uses ``equivalent_sample_size``.
     restarts, perturb, rng
         After the first climb, ``restarts`` times apply ``perturb`` random
         legal moves to the best graph so far and climb again (keeping the
         result only if it scores better): a cheap way out of local optima.
+    sample_weight : array, optional
+        One non-negative weight per row: the search then runs on weighted counts
+        (structural EM searches on the expected counts of completed data).
 
     Returns a :class:`BayesNet` with ML (or ``pseudo_count``) CPTs and the
     attributes ``score_`` (final score, in the score's own units), ``trace_``
@@ -87,29 +119,15 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     rng = check_rng(rng)
     if states is None:
-        if start is not None:
-            states = dict(start.states)
-        else:
-            if isinstance(data, (list, tuple)) and data and all(isinstance(r, dict) for r in data):
-                data = {k: [r.get(k) for r in data] for k in {k for r in data for k in r}}
-            if not hasattr(data, "keys"):
-                raise TypeError("hill_climb needs data as columns of labels or a list of "
-                                f"{{variable: state}} rows (or states=), got {type(data).__name__}")
-            states = {}
-            for k in data.keys():
-                col = np.asarray(data[k])
-                if col.size == 0:
-                    raise ValueError("data are empty")
-                if any(is_missing(v) for v in col.tolist()):
-                    raise ValueError(f"column {k!r} has missing values; hill_climb needs "
-                                     "complete data")
-                try:
-                    states[k] = [v.item() if hasattr(v, "item") else v for v in np.unique(col)]
-                except TypeError:
-                    raise TypeError(f"column {k!r} mixes kinds of labels (e.g. numbers and "
-                                    "strings); pass states= to fix their order") from None
+        states = dict(start.states) if start is not None else infer_states(data, "hill_climb")
     net = start.copy() if start is not None else BayesNet([(n, s) for n, s in states.items()])
     X = net.encode(data)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=float)
+        if sample_weight.shape != (len(X),) or not np.all(np.isfinite(sample_weight)) \
+                or np.any(sample_weight < 0) or not sample_weight.sum() > 0:
+            raise ValueError(f"sample_weight must hold {len(X)} finite non-negative weights "
+                             "with a positive sum")
     card = net._arrays()["card"]
     n_vars = len(net.names)
     parents = [set(net._idx[p] for p in net.parents[n]) for n in net.names]
@@ -119,7 +137,8 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     def local(i, ps):
         key = (i, frozenset(ps))
         if key not in cache:
-            cache[key] = family_score(X, i, sorted(ps), card, internal)
+            cache[key] = family_score(X, i, sorted(ps), card, internal, equivalent_sample_size,
+                                      sample_weight)
         return cache[key]
 
     def reaches(parents, src, dst):
@@ -216,7 +235,7 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
             moves += [("restart", None, None)] + t_moves
     result = BayesNet([(n, net.states[n], [net.names[p] for p in sorted(parents[i])])
                   for i, n in enumerate(net.names)])
-    result.fit(X, pseudo_count=pseudo_count)
+    result.fit(X, pseudo_count=pseudo_count, sample_weight=sample_weight)
     conv = (lambda s: -s / math.log(2)) if score == "mdl" else float
     result.score_ = conv(current)
     result.trace_ = np.array([conv(s) for s in trace])
@@ -225,30 +244,46 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
 
 
 
-def family_score(X, i, parents, card, score="bic"):
+def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
+                 sample_weight=None):
     """Local (per-family) structure score of variable ``i`` with ``parents`` on the
     integer data ``X``: the maximised log likelihood
     ``sum_{u,x} N(u,x) ln(N(u,x)/N(u))`` minus a penalty (``"bic"``:
     ``0.5 ln N (|X|-1) q``, ``"aic"``: ``(|X|-1) q``, ``"loglik"``: none), where
     ``q`` is the number of parent configurations. Natural logs, as in pgmpy.
 
-    Used in: Chapter 6, section "Learning the structure".
+    ``"bdeu"``: with ``a = equivalent_sample_size``, the Dirichlet-multinomial marginal
+    likelihood ``sum_u [lnG(a/q) - lnG(N(u) + a/q) + sum_x (lnG(N(u,x) + a/(q|X|))
+    - lnG(a/(q|X|)))]`` (lnG = log gamma).
+
+    ``sample_weight`` (one non-negative weight per row) turns the counts into
+    weighted (e.g. expected) counts and ``N`` into their total: the scores of
+    structural EM (Chapter 7, section "Structural EM").
+
+    Used in: Chapter 6, sections "Learning the structure" and "Other scores and
+    independence tests".
     """
     card = np.asarray(card)
     fam = list(parents) + [i]
     cards = card[fam]
     idx = X[:, fam] @ strides(cards)
-    counts = np.bincount(idx, minlength=int(np.prod(cards))).reshape(-1, cards[-1]).astype(float)
+    counts = np.bincount(idx, weights=sample_weight,
+                         minlength=int(np.prod(cards))).reshape(-1, cards[-1]).astype(float)
     row = counts.sum(axis=1, keepdims=True)
+    n = len(X) if sample_weight is None else float(np.sum(sample_weight))
+    if score == "bdeu":
+        ess = check_scalar(equivalent_sample_size, "equivalent_sample_size", low=0,
+                           closed="right")
+        a_row, a_cell = ess / counts.shape[0], ess / counts.size
+        return float(np.sum(gammaln(a_row) - gammaln(row + a_row))
+                     + np.sum(gammaln(counts + a_cell) - gammaln(a_cell)))
     nz = counts > 0
     ll = float(np.sum(counts[nz] * (np.log(counts[nz]) - np.log(np.broadcast_to(row, counts.shape)[nz]))))
     k = (cards[-1] - 1) * int(np.prod(cards[:-1]))
     if score == "bic":
-        return ll - 0.5 * math.log(len(X)) * k
+        return ll - 0.5 * math.log(n) * k
     if score == "aic":
         return ll - k
     if score == "loglik":
         return ll
     raise ValueError(f"unknown score {score!r}")
-
-

@@ -1,0 +1,138 @@
+"""Constraint-based structure learning: conditional independence tests and the PC
+algorithm.
+
+Chapter 6, section "Other scores and independence tests": :func:`ci_test` (the
+G-test or Pearson's chi-square test of ``X _|_ Y | Z`` on discrete data, summed over
+the configurations of ``Z``, as pgmpy's ``chi_square`` / ``g_sq``) and :func:`pc`
+(Spirtes, Glymour & Scheines 2000): remove the link between two variables as soon as
+some set of their neighbours makes them independent, then orient the v-structures and
+propagate with Meek's rules, which yields the CPDAG of :mod:`lib.bn.independence`.
+"""
+from collections import namedtuple
+from itertools import combinations
+
+import numpy as np
+from scipy.stats import chi2
+
+from lib._validation import check_scalar
+
+from ._common import strides
+from .independence import _meek
+from .network import BayesNet
+from .structure import infer_states
+
+__all__ = ["ci_test", "pc", "CITest", "PCResult"]
+
+CITest = namedtuple("CITest", ["statistic", "dof", "p_value"])
+PCResult = namedtuple("PCResult", ["skeleton", "cpdag", "sepsets", "tests"])
+PCResult.__doc__ = """Result of :func:`pc`: the skeleton (set of frozensets), the CPDAG
+(:class:`lib.bn.independence.CPDAG`), the separating set found for each removed link
+(``{frozenset({x, y}): set}``) and the list of tests ``(x, y, given, p_value)``."""
+
+_METHODS = ("g2", "chi2")
+
+
+def _encode(data, states):
+    states = infer_states(data, "ci_test") if states is None else states
+    net = BayesNet([(n, s) for n, s in states.items()])
+    return net, net.encode(data)
+
+
+def _test_codes(X, card, i, j, given, method):
+    """Sum over the configurations of ``given`` of the statistic of the ``X_i`` by
+    ``X_j`` table; each table keeps only its non-empty rows and columns, and has
+    ``(rows - 1)(columns - 1)`` degrees of freedom."""
+    z = X[:, given] @ strides(card[given]) if given else np.zeros(len(X), dtype=int)
+    ci, cj = card[i], card[j]
+    cells = np.bincount((z * ci + X[:, i]) * cj + X[:, j],
+                        minlength=int(z.max() + 1) * ci * cj).reshape(-1, ci, cj)
+    stat, dof = 0.0, 0
+    for t in cells:
+        t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0].astype(float)
+        if t.size == 0:
+            continue
+        e = t.sum(axis=1, keepdims=True) * t.sum(axis=0, keepdims=True) / t.sum()
+        if method == "g2":
+            nz = t > 0
+            stat += 2.0 * float(np.sum(t[nz] * np.log(t[nz] / e[nz])))
+        else:
+            stat += float(np.sum((t - e) ** 2 / e))
+        dof += (t.shape[0] - 1) * (t.shape[1] - 1)
+    return CITest(stat, dof, float(chi2.sf(stat, dof)) if dof > 0 else 1.0)
+
+
+def ci_test(data, x, y, given=(), states=None, method="g2"):
+    """Test ``x _|_ y | given`` on complete discrete data (columns of labels or a list
+    of ``{variable: state}`` rows).
+
+    ``method="g2"``: the likelihood-ratio G statistic ``2 sum O ln(O/E)``;
+    ``"chi2"``: Pearson's ``sum (O-E)^2/E``. In each configuration of ``given`` the
+    expected counts ``E`` are those of independence; statistics and degrees of freedom
+    add up over the configurations, and the p-value is the chi-square tail. A small
+    p-value is evidence of dependence. Returns ``CITest(statistic, dof, p_value)``.
+
+    Used in: Chapter 6, section "Other scores and independence tests".
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be 'g2' or 'chi2', got {method!r}")
+    net, X = _encode(data, states)
+    given = [given] if isinstance(given, str) else list(given)
+    for v, what in [(x, "x"), (y, "y")] + [(g, "given") for g in given]:
+        if v not in net._idx:
+            raise ValueError(f"{what} {v!r} is not a column of the data {net.names}")
+    if x == y or x in given or y in given:
+        raise ValueError(f"x, y and given must be distinct, got x={x!r}, y={y!r}, given={given}")
+    card = net._arrays()["card"]
+    return _test_codes(X, card, net._idx[x], net._idx[y], [net._idx[g] for g in given], method)
+
+
+def pc(data, states=None, alpha=0.01, max_cond=3, method="g2"):
+    """The PC algorithm: start from the complete undirected graph; for
+    ``l = 0, 1, ..., max_cond``, remove the link ``x - y`` when a set ``S`` of ``l``
+    current neighbours of ``x`` (or of ``y``) gives ``ci_test(x, y, S)`` a p-value
+    above ``alpha``, remembering ``S``. Then direct ``x -> c <- y`` for every
+    unlinked pair with a common neighbour ``c`` outside their separating set, and
+    apply Meek's rules. Returns a :class:`PCResult`.
+
+    Used in: Chapter 6, section "Other scores and independence tests".
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be 'g2' or 'chi2', got {method!r}")
+    alpha = check_scalar(alpha, "alpha", low=0, high=1, closed="neither")
+    max_cond = check_scalar(max_cond, "max_cond", kind="integer", low=0)
+    net, X = _encode(data, states)
+    card = net._arrays()["card"]
+    names = net.names
+    adj = {i: set(range(len(names))) - {i} for i in range(len(names))}
+    sepsets, tests = {}, []
+    for level in range(max_cond + 1):
+        if all(len(adj[i]) - 1 < level for i in adj):
+            break
+        for i in range(len(names)):
+            for j in sorted(adj[i]):
+                if j not in adj[i]:
+                    continue
+                for a, b in ((i, j), (j, i)):
+                    found = None
+                    for s in combinations(sorted(adj[a] - {b}), level):
+                        p = _test_codes(X, card, i, j, list(s), method).p_value
+                        tests.append((names[i], names[j], tuple(names[k] for k in s), p))
+                        if p > alpha:
+                            found = s
+                            break
+                    if found is not None:
+                        adj[i].discard(j)
+                        adj[j].discard(i)
+                        sepsets[frozenset((names[i], names[j]))] = {names[k] for k in found}
+                        break
+    skeleton = {frozenset((names[i], names[j])) for i in adj for j in adj[i]}
+    directed = set()
+    for c in range(len(names)):
+        for a, b in combinations(sorted(adj[c]), 2):
+            if b not in adj[a] and names[c] not in sepsets.get(frozenset((names[a], names[b])), ()):
+                for u in (a, b):
+                    if (names[c], names[u]) not in directed:
+                        directed.add((names[u], names[c]))
+    undirected = {e for e in skeleton if not any(frozenset(d) == e for d in directed)}
+    cpdag = _meek(names, skeleton, directed, undirected)
+    return PCResult(skeleton, cpdag, sepsets, tests)

@@ -1,0 +1,310 @@
+"""Tests of lib.bn.independence (d-separation, Markov blanket, CPDAG), lib.bn.constraint
+(CI tests, PC) and the BDeu score, against pgmpy and scipy on ASIA, ALARM and random
+DAGs, and numerically against exact inference."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import chi2, chi2_contingency
+
+from lib.bn import BayesNet, family_score, hill_climb
+from lib.bn.constraint import ci_test, pc
+from lib.bn.independence import (active_trails, cpdag, d_separated, markov_blanket,
+                                 markov_equivalent, reachable, v_structures)
+from lib.datasets import load_network
+
+pgmpy = pytest.importorskip("pgmpy")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)
+    from pgmpy.base import DAG  # noqa: E402
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")  # pgmpy's deprecation notices
+
+
+def random_dag(rng, n, p_edge):
+    names = [f"V{i}" for i in range(n)]
+    order = rng.permutation(n)
+    return names, [(names[order[i]], names[order[j]]) for i in range(n) for j in range(i + 1, n)
+                   if rng.random() < p_edge]
+
+
+def graphs():
+    rng = np.random.default_rng(0)
+    out = [("asia", load_network("asia").edges(), load_network("asia").names),
+           ("alarm", load_network("alarm").edges(), load_network("alarm").names)]
+    for k in range(12):
+        names, edges = random_dag(rng, int(rng.integers(4, 12)), float(rng.uniform(0.15, 0.6)))
+        out.append((f"random{k}", edges, names))
+    return out
+
+
+@pytest.mark.parametrize("name, edges, names", graphs(), ids=lambda v: v if isinstance(v, str) else "")
+def test_d_separation_matches_pgmpy(name, edges, names):
+    dag = DAG()
+    dag.add_nodes_from(names)
+    dag.add_edges_from(edges)
+    rng = np.random.default_rng(len(name))
+    n_sep = n_con = 0
+    for _ in range(150):
+        k = int(rng.integers(0, min(5, len(names) - 2) + 1))
+        pick = [names[i] for i in rng.choice(len(names), size=k + 2, replace=False)]
+        x, y, z = pick[0], pick[1], pick[2:]
+        sep = d_separated(edges, x, y, z, nodes=names)
+        assert sep == (not dag.is_dconnected(x, y, observed=z)), (x, y, z)
+        got = reachable(edges, x, z, nodes=names)
+        assert got == set(dag.active_trail_nodes(x, observed=z)[x]) - {x}
+        n_sep += sep
+        n_con += not sep
+    assert (n_con > 0 or not edges) and (n_sep > 0 or name == "asia")
+
+
+@pytest.mark.parametrize("name, edges, names", graphs()[:1] + graphs()[2:8],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_active_trails_agree_with_reachability(name, edges, names):
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        k = int(rng.integers(0, min(3, len(names) - 2) + 1))
+        pick = [names[i] for i in rng.choice(len(names), size=k + 2, replace=False)]
+        trails = active_trails(edges, pick[0], pick[1], pick[2:], nodes=names)
+        assert all(t[0] == pick[0] and t[-1] == pick[1] and len(set(t)) == len(t) for t, _ in trails)
+        open_ = [t for t, b in trails if b is None]
+        assert (not open_) == d_separated(edges, pick[0], pick[1], pick[2:], nodes=names)
+
+
+def test_trail_kinds_on_the_three_connections():
+    chain, fork, coll = [("A", "B"), ("B", "C")], [("B", "A"), ("B", "C")], [("A", "B"), ("C", "B")]
+    assert active_trails(chain, "A", "C", ["B"]) == [(["A", "B", "C"], ("B", "observed chain"))]
+    assert active_trails(fork, "A", "C", ["B"]) == [(["A", "B", "C"], ("B", "observed fork"))]
+    assert active_trails(coll, "A", "C") == [(["A", "B", "C"], ("B", "closed collider"))]
+    # a collider is opened by evidence on a descendant
+    assert not d_separated(coll + [("B", "D")], "A", "C", ["D"])
+    assert d_separated(coll + [("B", "D")], "A", "C")
+    assert not d_separated(chain, "A", "C") and d_separated(chain, "A", "C", "B")
+
+
+def test_d_separation_is_independence_in_the_numbers():
+    """Wherever d-separated, P(x | y, z) = P(x | z) exactly; the d-connected
+    triples of ASIA show a difference for some states."""
+    asia = load_network("asia")
+    rng = np.random.default_rng(3)
+    gaps = {True: [], False: []}
+    for _ in range(60):
+        pick = [asia.names[i] for i in rng.choice(8, size=int(rng.integers(2, 5)), replace=False)]
+        x, y, z = pick[0], pick[1], pick[2:]
+        gap = 0.0
+        for zs in itertools.product(*(asia.states[v] for v in z)):
+            ev = dict(zip(z, zs))
+            if asia.log_evidence(ev) == -np.inf:
+                continue
+            base = asia.query(x, ev)
+            for s in asia.states[y]:
+                if asia.log_evidence({**ev, y: s}) > -np.inf:
+                    gap = max(gap, np.abs(asia.query(x, {**ev, y: s}) - base).max())
+        gaps[d_separated(asia, x, y, z)].append(gap)
+    assert gaps[True] and max(gaps[True]) < 1e-12
+    assert gaps[False] and np.mean(np.array(gaps[False]) > 1e-6) > 0.8
+
+
+@pytest.mark.parametrize("name, edges, names", graphs(), ids=lambda v: v if isinstance(v, str) else "")
+def test_markov_blanket_and_cpdag_match_pgmpy(name, edges, names):
+    dag = DAG()
+    dag.add_nodes_from(names)
+    dag.add_edges_from(edges)
+    for n in names:
+        assert markov_blanket(edges, n, nodes=names) == set(dag.get_markov_blanket(n))
+    pdag = dag.to_pdag()
+    ours = cpdag(edges, nodes=names)
+    assert ours.directed == set(pdag.directed_edges)
+    assert ours.undirected == {frozenset(e) for e in pdag.undirected_edges}
+
+
+def test_asia_cpdag_and_equivalence():
+    asia = load_network("asia")
+    c = cpdag(asia)
+    assert c.undirected == {frozenset(e) for e in [("asia", "tub"), ("smoke", "lung"),
+                                                   ("smoke", "bronc")]}
+    assert v_structures(asia) == [("bronc", "dysp", "either"), ("lung", "either", "tub")]
+    flipped = [(v, u) if (u, v) == ("smoke", "lung") else (u, v) for u, v in asia.edges()]
+    assert markov_equivalent(asia, flipped)
+    collider = [(v, u) if (u, v) == ("tub", "either") else (u, v) for u, v in asia.edges()]
+    assert not markov_equivalent(asia, collider)
+    rng = np.random.default_rng(5)
+    for _ in range(40):                        # random single reversals, against pgmpy
+        names, edges = random_dag(rng, 6, 0.5)
+        if not edges:
+            continue
+        k = int(rng.integers(len(edges)))
+        other = edges[:k] + [edges[k][::-1]] + edges[k + 1:]
+        try:
+            markov_equivalent(edges, other)
+        except ValueError:                     # the reversal made a cycle
+            continue
+        a, b = DAG(), DAG()
+        for g, e in ((a, edges), (b, other)):
+            g.add_nodes_from(names)
+            g.add_edges_from(e)
+        assert markov_equivalent(edges, other) == a.is_iequivalent(b)
+
+
+def test_bad_graph_inputs():
+    with pytest.raises(ValueError, match="cycle"):
+        d_separated([("A", "B"), ("B", "A")], "A", "B")
+    with pytest.raises(ValueError, match="not a node"):
+        d_separated([("A", "B")], "A", "Z")
+    with pytest.raises(ValueError, match="disjoint"):
+        d_separated([("A", "B"), ("B", "C")], "A", "C", ["A"])
+    with pytest.raises(ValueError, match="pair"):
+        markov_blanket([("A", "B", "C")], "A")
+    with pytest.raises(TypeError, match="net_or_edges"):
+        cpdag(42)
+
+
+def test_bdeu_matches_pgmpy():
+    from pgmpy.estimators import BDeu
+    from pgmpy.models import DiscreteBayesianNetwork
+    asia = load_network("asia")
+    data = asia.sample(3000, np.random.default_rng(0))
+    import pandas as pd
+    df = pd.DataFrame(data)
+    X = asia.encode(data)
+    card = asia._arrays()["card"]
+    for ess in (1.0, 10.0, 50.0):
+        ref = BDeu(df, equivalent_sample_size=ess, state_names={k: list(v) for k, v in asia.states.items()})
+        for n in asia.names:
+            i = asia._idx[n]
+            for ps in ([], list(asia.parents[n]), [m for m in asia.names if m != n][:3]):
+                ours = family_score(X, i, [asia._idx[p] for p in ps], card, "bdeu", ess)
+                assert ours == pytest.approx(ref.local_score(n, ps), rel=1e-10, abs=1e-8)
+        assert asia.score(data, "bdeu", equivalent_sample_size=ess) == pytest.approx(
+            ref.score(DiscreteBayesianNetwork(asia.edges())), rel=1e-10)
+    learned = hill_climb(data, states=asia.states, score="bdeu")
+    assert learned.score_ >= asia.score(data, "bdeu") - 1e-6
+    with pytest.raises(ValueError, match="equivalent_sample_size"):
+        asia.score(data, "bdeu", equivalent_sample_size=0)
+
+
+def test_ci_test_matches_scipy_and_pgmpy():
+    import pandas as pd
+    from pgmpy.estimators.CITests import chi_square, g_sq
+    rng = np.random.default_rng(1)
+    n = 4000
+    s3 = [0, 1, 2]
+    net = BayesNet([("Z", s3, [], [0.3, 0.3, 0.4]),
+                    ("X", s3, ["Z"], rng.dirichlet(np.ones(3) * 3, size=3)),
+                    ("Y", s3, ["Z", "X"], rng.dirichlet(np.ones(3) * 3, size=9))])
+    data = net.sample(n, rng)
+    x, y, z = (np.asarray(data[v]) for v in "XYZ")
+    df = pd.DataFrame(data)
+    for method, lam, ref in (("chi2", None, chi_square), ("g2", "log-likelihood", g_sq)):
+        for given in ([], ["Z"]):
+            res = ci_test(data, "X", "Y", given, method=method)
+            stat, dof = 0.0, 0
+            strata = [np.ones(n, bool)] if not given else [z == k for k in range(3)]
+            for m in strata:
+                tab = pd.crosstab(x[m], y[m]).to_numpy()
+                c, _, d, _ = chi2_contingency(tab, correction=False, lambda_=lam)
+                stat, dof = stat + c, dof + d
+            assert res.statistic == pytest.approx(stat, rel=1e-10) and res.dof == dof
+            assert res.p_value == pytest.approx(chi2.sf(stat, dof), rel=1e-8, abs=1e-300)
+            # pgmpy (no Yates correction here: every table has dof > 1)
+            r_stat, r_p, r_dof = ref(X="X", Y="Y", Z=given, data=df, boolean=False)
+            assert res.statistic == pytest.approx(r_stat, rel=1e-10) and res.dof == r_dof
+    with pytest.raises(ValueError, match="not a column"):
+        ci_test(data, "X", "W")
+    with pytest.raises(ValueError, match="method"):
+        ci_test(data, "X", "Y", method="fisher")
+
+
+def test_pc_recovers_a_faithful_network():
+    rng = np.random.default_rng(2)
+    TF = ["t", "f"]
+    net = BayesNet([("A", TF, [], [0.4, 0.6]), ("B", TF, [], [0.7, 0.3]),
+                    ("C", TF, ["A", "B"], [[0.9, 0.1], [0.5, 0.5], [0.4, 0.6], [0.05, 0.95]]),
+                    ("D", TF, ["C"], [[0.8, 0.2], [0.2, 0.8]]),
+                    ("E", TF, ["B"], [[0.25, 0.75], [0.85, 0.15]])])
+    data = net.sample(20000, rng)
+    res = pc(data, states=net.states, alpha=0.01)
+    assert res.skeleton == net.skeleton()
+    truth = cpdag(net)
+    assert res.cpdag == truth
+    assert truth.directed == {("A", "C"), ("B", "C"), ("C", "D")}
+    assert frozenset(("A", "B")) in res.sepsets and res.sepsets[frozenset(("A", "B"))] == set()
+
+
+def test_linear_gaussian_and_discretise():
+    from sklearn.linear_model import LinearRegression
+
+    from lib.bn.continuous import discretise, fit_linear_gaussian
+    rng = np.random.default_rng(0)
+    U = rng.normal(size=(300, 2))
+    y = U @ [1.5, -0.5] + 2 + rng.normal(0, 0.3, 300)
+    cpd = fit_linear_gaussian(U, y)
+    ref = LinearRegression().fit(U, y)
+    assert np.allclose(cpd.weights, ref.coef_) and np.isclose(cpd.intercept, ref.intercept_)
+    assert np.isclose(cpd.sd, np.sqrt(np.mean((y - ref.predict(U)) ** 2)))
+    from scipy.stats import norm
+    assert np.allclose(cpd.logpdf(U, y), norm.logpdf(y, ref.predict(U), cpd.sd))
+    codes, edges = discretise(y, 4)
+    assert np.array_equal(np.bincount(codes), [75, 75, 75, 75])
+    assert np.array_equal(discretise([edges[0] - 1, edges[-1] + 1], 4, edges=edges)[0], [0, 3])
+    with pytest.raises(ValueError, match="child"):
+        fit_linear_gaussian(U, y[:-1])
+    with pytest.raises(ValueError, match="rows"):
+        fit_linear_gaussian([[1.0]], [2.0])
+    with pytest.raises(ValueError, match="sd = 0"):
+        fit_linear_gaussian([0, 1, 2, 3], [1, 3, 5, 7])
+    with pytest.raises(ValueError, match="edges"):
+        discretise([1, 1, 1, 1, 2], 4)
+
+
+def test_structural_em_climbs_and_completes():
+    from lib.bn.structural_em import complete_data, structural_em
+    TF = ["t", "f"]
+    truth = BayesNet([("A", TF, [], [0.4, 0.6]), ("B", TF, [], [0.7, 0.3]),
+                      ("C", TF, ["A", "B"], [[0.9, 0.1], [0.5, 0.5], [0.4, 0.6], [0.05, 0.95]]),
+                      ("D", TF, ["C"], [[0.8, 0.2], [0.2, 0.8]]),
+                      ("E", TF, ["B"], [[0.25, 0.75], [0.85, 0.15]])])
+    rng = np.random.default_rng(1)
+    X = truth.encode(truth.sample(2000, rng))
+    X[rng.random(X.shape) < 0.3] = -1
+    # expected completion: weights add up to the number of rows, and the weighted
+    # counts are EM's expected counts
+    Xc, w = complete_data(truth, X)
+    assert np.all(Xc >= 0) and np.isclose(w.sum(), len(X))
+    fitted = truth.copy()
+    fitted.fit(Xc, sample_weight=w)
+    counts, _ = truth.expected_counts(X)
+    for n in truth.names:
+        c = counts[n]
+        assert np.allclose(fitted.cpts[n], c / c.sum(axis=-1, keepdims=True))
+    net = structural_em(X, truth.states, restarts=30, perturb=6, rng=np.random.default_rng(0))
+    assert np.all(np.diff(net.bic_trace_) > -1e-6)
+    assert markov_equivalent(net, truth)
+    # weighted hill climbing equals hill climbing on repeated rows
+    rows = truth.encode(truth.sample(300, np.random.default_rng(3)))
+    weights = np.random.default_rng(4).integers(1, 4, len(rows))
+    a = hill_climb(rows, states=truth.states, sample_weight=weights)
+    b = hill_climb(np.repeat(rows, weights, axis=0), states=truth.states)
+    assert a.edges() == b.edges() and np.isclose(a.score_, b.score_)
+    with pytest.raises(ValueError, match="sample_weight"):
+        hill_climb(rows, states=truth.states, sample_weight=-weights)
+    with pytest.raises(ValueError, match="sample_weight"):
+        hill_climb(rows, states=truth.states, sample_weight=0 * weights)
+
+
+def test_dsep_figure_marks_trails():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib.bn.plots import layered_layout, plot_dsep_explorer
+    asia = load_network("asia")
+    pos = layered_layout(asia)
+    fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos, dysp="observed")
+    assert "d-connected" in fig._suptitle.get_text()
+    reds = [p for p in fig.axes[0].patches if getattr(p, "get_linewidth", lambda: 0)() == 3]
+    assert len(reds) == 6                     # the edges of the two open trails
+    plt.close(fig)
+    fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos)
+    assert "d-separated" in fig._suptitle.get_text() and "= 0" in fig._suptitle.get_text()
+    plt.close(fig)
