@@ -1,8 +1,9 @@
 """Minimum description length: code lengths in bits and model selection.
 
 Used in: Chapter 3, "Minimum description length" (``chapters/03_mdl.md``).
-Source documents: seed001 (MDL derived from MAP) and seed004 section 20.1 (MAP
-learning as maximum compression) and section 20.2.5 (penalised structure scores).
+Follows Mitchell (1997), section 6.6 (MDL derived from MAP), and Russell & Norvig
+(3rd ed.), section 20.1 (MAP learning as maximum compression) and section 20.2.5
+(penalised structure scores).
 
 Conventions: log likelihoods are natural logarithms (as numpy and scipy return
 them); code lengths are in bits. A code length is never negative, so every function

@@ -54,7 +54,7 @@ def fit(net, data, pseudo_count=0.0, sample_weight=None):
     """Estimate every CPT from complete data (structure kept):
     ``P(X=x | pa=u) = (count(x, u) + a) / (count(u) + a |X|)``.
 
-    ``pseudo_count=0`` is maximum likelihood (seed 002's formula); ``a > 0`` adds
+    ``pseudo_count=0`` is maximum likelihood (relative frequencies); ``a > 0`` adds
     ``a`` imaginary observations of every state in every row, the posterior mean
     under a Dirichlet(a, ..., a) prior (``a=1``: Laplace). A parent
     configuration never seen in the data gets a uniform row. ``sample_weight``
@@ -291,7 +291,7 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
 
 def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor=1e-6):
     """Gradient ascent on the CPT entries ``w_ijk = P(Y_i = y_ij | U_i = u_ik)``
-    (Mitchell's rule, seed 000). The gradient of ``ln P(D | h)`` is
+    (Mitchell 1997, section 6.11.5). The gradient of ``ln P(D | h)`` is
     ``sum_d P_h(y_ij, u_ik | d) / w_ijk`` (expected counts over ``w``). The step
     is scaled by the number of rows ``N``:
 

@@ -192,7 +192,7 @@ def candy_counts():
     """The 1000 candies of the two-bag candy mixture, as 8 distinct rows and counts.
 
     Columns: Flavor (0 = cherry, 1 = lime), Wrapper (0 = red, 1 = green),
-    Hole (0 = hole, 1 = no hole). Counts from the table in source document 004, section
+    Hole (0 = hole, 1 = no hole). Counts from the table in Russell & Norvig (3rd ed.), section
     20.3.2: 273, 93, 104, 90 (cherry) and 79, 100, 94, 167 (lime), in the order
     (red, hole), (red, no hole), (green, hole), (green, no hole).
 
