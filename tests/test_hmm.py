@@ -146,15 +146,15 @@ def test_several_sequences_at_once_equal_one_at_a_time():
     rng = np.random.default_rng(11)
     h = random_hmm(rng, 3, 4)
     seqs = [h.sample(T, rng)[1] for T in (1, 2, 3, 50, 999, 17, 1)]
-    together = fast.forward_backward_many(h, seqs)
-    for obs, (alpha, beta, ll) in zip(seqs, together):
+    together = h._forward_backward_many(seqs)
+    for obs, (alpha, beta, ll, _) in zip(seqs, together):
         alpha_p, ll_p = h.forward_plain(obs)
         np.testing.assert_allclose(alpha, alpha_p, atol=1e-12)
         np.testing.assert_allclose(beta, h.backward_plain(obs), atol=1e-12)
         assert ll == pytest.approx(ll_p, rel=1e-11)
     # an impossible sequence among possible ones
     det = HMM([1, 0], [[0, 1], [1, 0]], [[1, 0], [0, 1]])
-    lls = [ll for _, _, ll in fast.forward_backward_many(det, [np.array([0, 1, 0]), np.array([0, 0, 1, 1] * 9), np.array([0, 1])])]
+    lls = [ll for _, _, ll, _ in det._forward_backward_many([np.array([0, 1, 0]), np.array([0, 0, 1, 1] * 9), np.array([0, 1])])]
     assert lls[0] == 0.0 and lls[1] == -np.inf and lls[2] == 0.0
 
 
@@ -502,18 +502,41 @@ def test_sticky_two_state_viterbi_of_the_issue():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_fallbacks_equal_reference(seed, monkeypatch):
-    """With no correction rounds allowed, the exact fallbacks run: block products for the
-    forward/backward passes, (max, +) block products and composed pointers for Viterbi."""
-    from lib.hmm import scan
+def test_compiled_log_recursions_equal_reference(seed):
+    """The log-space loops that run where rescaled products could underflow."""
+    from lib.hmm import reference
 
-    monkeypatch.setattr(scan, "MAX_ROUNDS", 0)
-    monkeypatch.setattr(fast, "MAX_ROUNDS", 0)
     rng = np.random.default_rng(seed)
-    n, m = [(2, 3), (3, 2), (4, 6)][seed % 3]
+    n, m = [(1, 2), (2, 3), (3, 2), (4, 6), (9, 3), (64, 5)][seed]
     h = random_hmm(rng, n, m, concentration=[0.3, 1.0][seed % 2])
-    for T in (2, 17, 500, 3001):
-        assert_fast_equals_reference(h, h.sample(T, rng)[1])
+    if n > 1:                                       # an impossible transition
+        h.transition[0, -1] = 0.0
+        h.transition /= h.transition.sum(axis=1, keepdims=True)
+    for T in (1, 2, 17, 500):
+        obs = h.sample(T, rng)[1]
+        log_alpha, log_beta = fast.log_messages(h, obs)
+        with np.errstate(divide="ignore"):
+            args = np.log(h.start), np.log(h.transition), np.log(h.emission.T)[obs]
+        np.testing.assert_allclose(log_alpha, reference.forward_log(*args), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(log_beta, reference.backward_log(*args[1:]), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_baum_welch_counts_equal_log_space_counts(seed):
+    """The compiled E step (rescaled, no T x N x N array) against the one in logarithms."""
+    rng = np.random.default_rng(200 + seed)
+    n = [1, 2, 3, 5, 8, 16, 33, 64][seed]
+    h = random_hmm(rng, n, 4, concentration=0.5)
+    for T in (1, 2, 3, 40, 700):
+        obs = h.sample(T, rng)[1]
+        ll, (start, transition, emission) = fast.expected_counts(h, obs, 1e-280)
+        log_alpha, log_beta = fast.log_messages(h, obs)
+        gamma = np.exp(log_alpha + log_beta - ll)
+        assert ll == pytest.approx(h.forward_plain(obs)[1], rel=1e-11)
+        np.testing.assert_allclose(start, gamma[0], atol=1e-12)
+        np.testing.assert_allclose(emission, [np.bincount(obs, g, 4) for g in gamma.T], atol=1e-9)
+        expected = h._log_transition_counts(obs, log_alpha, log_beta) if T > 1 else np.zeros((n, n))
+        np.testing.assert_allclose(transition, expected, atol=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(6))
