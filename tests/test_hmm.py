@@ -546,3 +546,60 @@ def test_fast_equals_reference_on_random_shapes(seed):
     h = random_hmm(rng, n, 7, concentration=0.7)
     for T in (1, 2, 65, 1500):
         assert_fast_equals_reference(h, h.sample(T, rng)[1])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_equals_reference_with_zero_entries(seed):
+    """Random models with impossible transitions and emissions (N from 1 to 64), T from 1;
+    Baum-Welch counts against the update computed from the plain messages."""
+    rng = np.random.default_rng(300 + seed)
+    n = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64][seed]
+    m = 1 + seed % 5
+    h = random_hmm(rng, n, m, concentration=0.4)
+    for matrix in (h.transition, h.emission):     # zero about a quarter of the entries, keep
+        zero = rng.random(matrix.shape) < 0.25    # the largest of each row
+        zero[np.arange(len(matrix)), matrix.argmax(axis=1)] = False
+        matrix[zero] = 0.0
+        matrix /= matrix.sum(axis=1, keepdims=True)
+    for T in (1, 2, 3, 30, 400):
+        obs = h.sample(T, rng)[1]
+        assert_fast_equals_reference(h, obs)
+        alpha, _ = h.forward_plain(obs)
+        beta = h.backward_plain(obs)
+        gamma = alpha * beta / (alpha * beta).sum(axis=1, keepdims=True)
+        xi = alpha[:-1, :, None] * h.transition * (h.emission[:, obs[1:]].T * beta[1:])[:, None, :]
+        xi /= xi.sum(axis=(1, 2), keepdims=True)
+        counts = h._expected_counts(obs)[1]
+        np.testing.assert_allclose(counts[0], gamma[0], atol=1e-12)
+        np.testing.assert_allclose(counts[1], xi.sum(axis=0), atol=1e-10)
+        np.testing.assert_allclose(counts[2], [np.bincount(obs, g, m) for g in gamma.T], atol=1e-10)
+
+
+def test_impossible_evidence_in_fit_names_the_step():
+    h = HMM([1, 0], [[0, 1], [1, 0]], [[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="symbol 1 at position 2 after the 2 symbols"):
+        h.fit([[0, 1, 0], [0, 1, 1, 0]])
+
+
+@pytest.mark.parametrize("tiny, in_logs", [(1e-120, False), (1e-200, False), (1e-290, True)])
+def test_fit_where_the_rescaled_messages_lose_precision_equals_hmmlearn_log(tiny, in_logs):
+    """Each half of the states almost never emits half the symbols: state shares near
+    ``tiny`` in the messages. Below 1e-280 (message entries that lost precision) fit redoes the
+    sequence in logarithms; both ways agree with hmmlearn's log implementation."""
+    rng = np.random.default_rng(9)
+    start, A, E = rng.dirichlet(np.ones(4)), rng.dirichlet(np.ones(4), 4), rng.dirichlet(np.ones(6), 4)
+    E[:2, 3:] *= tiny
+    E[2:, :3] *= tiny
+    h = HMM(start, A, E / E.sum(axis=1, keepdims=True))
+    obs = rng.integers(0, 6, 300)
+    assert (fast.expected_counts(h, obs, 1e-280)[1] is None) == in_logs
+    ref = oracle(h, n_iter=2)
+    ref.implementation = "log"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.fit(obs[:, None])
+    h.fit([obs], n_iter=2, tol=-np.inf)
+    assert h.log_likelihoods_[-1] == pytest.approx(ref.monitor_.history[-1], rel=1e-12)
+    np.testing.assert_allclose(h.transition, ref.transmat_, atol=1e-9)
+    np.testing.assert_allclose(h.emission, ref.emissionprob_, atol=1e-9)
+    np.testing.assert_allclose(h.start, ref.startprob_, atol=1e-9)

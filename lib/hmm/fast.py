@@ -15,30 +15,40 @@ same for every shape: the plain recursion, one step after the other.
 * :func:`expected_counts`: one Baum-Welch E step: the forward pass, then the backward
   pass that adds up the expected transition, emission and start counts on the way
   (no ``T x N x N`` array, no stored backward messages).
-* :func:`forward_log`, :func:`backward_log`: the recursions in logarithms, for models
-  whose products leave the range of doubles (see :class:`lib.hmm.HMM`).
+* :func:`log_messages`: the forward and backward recursions in logarithms, for the
+  sequences where the rescaled ones may have lost precision (see below).
 
-Every output array is allocated with numpy before the compiled loop runs (so that
-tracemalloc sees it); a loop allocates nothing but a few length-``N`` vectors. The
-rescaled loops also report whether every term they added stayed above ``FLOOR``
-(``1e-300``) so that nothing was lost to underflow; :class:`lib.hmm.HMM` redoes the
-sequence in logarithms otherwise. Compiled code is cached on disk next to this file
-when that is writable (else numba compiles in memory, once per process).
+The rescaled loops report whether their result is exact: every positive message entry
+(before rescaling) is at least ``SAFE = 1e-280``, so that terms lost to underflow
+(each below ``1e-308``) change it by a relative ``1e-28`` at most, and an entry that
+came out zero is zero for certain (no positive product of the step could have vanished:
+smallest message entry times smallest transition (and emission) at least ``1e-300``).
+Only then does :class:`lib.hmm.HMM` keep the result; otherwise it redoes the sequence
+with :func:`log_messages`. This happens only where some state's share of a message
+falls below about 1e-280 (entries near 1e-200 in the model, say), not on ordinary models.
+
+Output arrays are allocated with numpy before the compiled loop runs; a loop allocates
+nothing but a few length-``N`` vectors. Compiled code is cached on disk next to this
+file when that is writable (else numba compiles in memory, once per process: about a
+second for all loops).
 """
 import numba
 import numpy as np
 
-FLOOR = 1e-300          # every positive term of a rescaled step stays above this
+FLOOR = 1e-300          # a positive product above this cannot have vanished by underflow
+SAFE = 1e-280           # a positive message entry (before rescaling) above this is exact
 _TINY = np.finfo(float).tiny
 
 
-def _jit(fn):
+def _jit(fn=None, **options):
     """``numba.njit`` with an on-disk cache, or without one where no cache directory is
     writable (a read-only installation: numba then compiles once per process)."""
+    if fn is None:
+        return lambda f: _jit(f, **options)
     try:
-        return numba.njit(cache=True, nogil=True)(fn)
+        return numba.njit(cache=True, nogil=True, **options)(fn)
     except RuntimeError:                    # "cannot cache function ...: no locator available"
-        return numba.njit(nogil=True)(fn)
+        return numba.njit(nogil=True, **options)(fn)
 
 
 def _min_positive(v):
@@ -49,43 +59,68 @@ def _min_positive(v):
     return lo
 
 
-min_positive = _jit(_min_positive)
+min_positive = _jit(_min_positive, inline="always")
+
+
+@_jit(inline="always")
+def _vanished(prev, low):
+    """Could a positive product have underflowed to zero? (``min prev * low < FLOOR``)"""
+    return min_positive(prev) * low < FLOOR
 
 
 @_jit
-def _forward(start, At, Bt, obs, amin, emin, alpha):
+def _forward(start, At, Bt, obs, amin, alpha):
     """Rescaled forward pass into ``alpha`` (``T x N``, or ``2 x N`` to keep only the
-    last rows). Returns ``(log_likelihood, exact)``."""
+    last two rows). Returns ``(log_likelihood, exact)``; exact is False when an entry
+    (before rescaling) is positive but below ``SAFE``, or zero but maybe by underflow."""
     N, T, keep = len(start), len(obs), len(alpha) == len(obs)
-    b = Bt[obs[0]]
-    total = 0.0
+    exact, total, o = True, 0.0, obs[0]
     for j in range(N):
-        alpha[0, j] = start[j] * b[j]
-        total += alpha[0, j]
-    exact = min_positive(alpha[0]) >= FLOOR
-    if total <= 0.0:
-        return -np.inf, False
-    for j in range(N):
-        alpha[0, j] /= total
-    ll = np.log(total)
-    for t in range(1, T):
-        prev, cur = alpha[(t - 1) if keep else (t - 1) & 1], alpha[t if keep else t & 1]
-        b = Bt[obs[t]]
-        if exact and min_positive(prev) * amin * emin[obs[t]] < FLOOR:
+        x = start[j] * Bt[o, j]
+        alpha[0, j] = x
+        total += x
+        if x < SAFE and start[j] > 0.0 and Bt[o, j] > 0.0:
             exact = False
-        total = 0.0
-        for j in range(N):
-            s = 0.0
-            for i in range(N):
-                s += prev[i] * At[j, i]
-            cur[j] = s * b[j]
-            total += cur[j]
-        if total <= 0.0:
+    ll = 0.0
+    for t in range(T):
+        r = t if keep else t & 1
+        if t > 0:
+            p, o, total = r - 1 if keep else 1 - r, obs[t], 0.0
+            for j in range(N):
+                s = 0.0
+                for i in range(N):
+                    s += alpha[p, i] * At[j, i]
+                x = s * Bt[o, j]
+                alpha[r, j] = x
+                total += x
+                if x < SAFE and Bt[o, j] > 0.0 and exact:
+                    exact = s == 0.0 and not _vanished(alpha[p], amin)
+        if not total > 0.0:
             return -np.inf, False
+        inv = 1.0 / total
         for j in range(N):
-            cur[j] /= total
+            alpha[r, j] *= inv
         ll += np.log(total)
     return ll, exact
+
+
+@_jit(inline="always")
+def _backward_step(A, Bt, o, beta, w, out, amin, bmin):
+    """``out = A @ (b * beta)`` (not rescaled, ``w = b * beta``, ``b`` the emission of
+    symbol ``o``); returns ``(total, exact)``."""
+    N = len(beta)
+    for j in range(N):
+        w[j] = Bt[o, j] * beta[j]
+    total, exact = 0.0, True
+    for i in range(N):
+        s = 0.0
+        for j in range(N):
+            s += A[i, j] * w[j]
+        out[i] = s
+        total += s
+        if s < SAFE and exact:
+            exact = s == 0.0 and not _vanished(beta, bmin * amin)
+    return total, exact
 
 
 @_jit
@@ -93,27 +128,17 @@ def _backward(A, Bt, obs, amin, emin, beta):
     """Rescaled backward messages into ``beta`` (``T x N``, rows summing to 1).
     Returns ``exact`` (False also for messages that vanish)."""
     N, T = A.shape[0], len(obs)
-    exact = True
-    w = np.empty(N)
+    exact, w, out = True, np.empty(N), np.empty(N)
     beta[T - 1] = 1.0 / N
     for t in range(T - 1, 0, -1):
-        b = Bt[obs[t]]
-        if exact and min_positive(beta[t]) * amin * emin[obs[t]] < FLOOR:
-            exact = False
-        for j in range(N):
-            w[j] = b[j] * beta[t, j]
-        total = 0.0
-        for i in range(N):
-            s = 0.0
-            for j in range(N):
-                s += A[i, j] * w[j]
-            beta[t - 1, i] = s
-            total += s
-        if total <= 0.0:
+        total, ok = _backward_step(A, Bt, obs[t], beta[t], w, out, amin, emin[obs[t]])
+        exact = exact and ok
+        if not total > 0.0:
             beta[:t] = 0.0
             return False
+        inv = 1.0 / total
         for i in range(N):
-            beta[t - 1, i] /= total
+            beta[t - 1, i] = out[i] * inv
     return exact
 
 
@@ -121,7 +146,8 @@ def _backward(A, Bt, obs, amin, emin, beta):
 def _counts(A, Bt, obs, amin, emin, alpha, floor, transition, emission, start):
     """Add one sequence's expected counts (transition ``N x N`` before multiplying by
     ``A``, emission ``M x N``, start ``N``), from its forward messages ``alpha``.
-    Returns False (counts incomplete) where a term or a normaliser became too small."""
+    Returns False (counts incomplete) where the backward messages lost precision or a
+    normaliser fell below ``floor``."""
     N, T = A.shape[0], len(obs)
     beta, w, g = np.full(N, 1.0 / N), np.empty(N), np.empty(N)
     total = 0.0
@@ -130,30 +156,20 @@ def _counts(A, Bt, obs, amin, emin, alpha, floor, transition, emission, start):
     for i in range(N):
         emission[obs[T - 1], i] += alpha[T - 1, i] / total
     for t in range(T - 1, 0, -1):
-        b = Bt[obs[t]]
-        if min_positive(beta) * amin * emin[obs[t]] < FLOOR:
-            return False
-        for j in range(N):
-            w[j] = b[j] * beta[j]
-        norm, total = 0.0, 0.0                  # norm = sum_ij alpha_i A_ij w_j
+        total, ok = _backward_step(A, Bt, obs[t], beta, w, g, amin, emin[obs[t]])
+        norm = 0.0                              # norm = sum_ij alpha_i A_ij w_j
         for i in range(N):
-            s = 0.0
-            for j in range(N):
-                s += A[i, j] * w[j]
-            g[i] = s                            # beta_{t-1}, not yet rescaled
-            norm += alpha[t - 1, i] * s
-            total += s
-        if norm < floor or not total > 0.0:
+            norm += alpha[t - 1, i] * g[i]
+        if not ok or norm < floor or not total > 0.0:
             return False
+        inv_norm, inv_total, o = 1.0 / norm, 1.0 / total, obs[t - 1]
         for i in range(N):                      # xi_{t-1}(i, j) = alpha_i A_ij w_j / norm
-            a = alpha[t - 1, i] / norm
+            a = alpha[t - 1, i] * inv_norm
             if a != 0.0:
                 for j in range(N):
                     transition[i, j] += a * w[j]
-        o = obs[t - 1]
-        for i in range(N):                      # gamma_{t-1} = alpha * beta / norm
-            emission[o, i] += alpha[t - 1, i] * g[i] / norm
-            beta[i] = g[i] / total
+            emission[o, i] += a * g[i]          # gamma_{t-1} = alpha * beta / norm
+            beta[i] = g[i] * inv_total
     total = 0.0
     for i in range(N):                          # gamma_0 = alpha_0 * beta_0, normalised
         g[i] = alpha[0, i] * beta[i]
@@ -168,26 +184,24 @@ def _viterbi(log_start, log_At, log_Bt, obs, back, path):
     """Viterbi with back pointers ``back`` (``T x N``) into ``path``; returns the log
     probability of the best path (``-inf`` if every path is impossible)."""
     N, T = len(log_start), len(obs)
-    best, new = np.empty(N), np.empty(N)
-    b = log_Bt[obs[0]]
+    best = np.empty((2, N))                     # scores at the previous and this step
     for j in range(N):
-        best[j] = log_start[j] + b[j]
+        best[0, j] = log_start[j] + log_Bt[obs[0], j]
     for t in range(1, T):
-        b = log_Bt[obs[t]]
+        p, r, o = (t - 1) & 1, t & 1, obs[t]
         for j in range(N):
-            row = log_At[j]
-            top, arg = best[0] + row[0], 0
+            top, arg = best[p, 0] + log_At[j, 0], 0
             for i in range(1, N):
-                s = best[i] + row[i]
+                s = best[p, i] + log_At[j, i]
                 if s > top:                     # the first maximum, as numpy's argmax
                     top, arg = s, i
-            new[j] = top + b[j]
+            best[r, j] = top + log_Bt[o, j]
             back[t, j] = arg
-        best, new = new, best
-    state, top = 0, best[0]
+    r = (T - 1) & 1
+    state, top = 0, best[r, 0]
     for j in range(1, N):
-        if best[j] > top:
-            state, top = j, best[j]
+        if best[r, j] > top:
+            state, top = j, best[r, j]
     path[T - 1] = state
     for t in range(T - 1, 0, -1):
         state = back[t, state]
@@ -202,37 +216,35 @@ def _forward_log(log_start, log_At, log_Bt, obs, log_alpha):
     for j in range(N):
         log_alpha[0, j] = log_start[j] + log_Bt[obs[0], j]
     for t in range(1, T):
-        prev = log_alpha[t - 1]
         for j in range(N):
-            log_alpha[t, j] = _log_dot(prev, log_At[j]) + log_Bt[obs[t], j]
+            log_alpha[t, j] = _log_dot(log_alpha, t - 1, log_At, j) + log_Bt[obs[t], j]
 
 
 @_jit
 def _backward_log(log_A, log_Bt, obs, log_beta):
     """``log P(e_{t+1}..e_T | X_t = i)`` into ``log_beta`` (as :func:`lib.hmm.reference.backward_log`)."""
     N, T = log_A.shape[0], len(obs)
-    w = np.empty(N)
+    w = np.empty((1, N))
     log_beta[T - 1] = 0.0
     for t in range(T - 1, 0, -1):
         for j in range(N):
-            w[j] = log_Bt[obs[t], j] + log_beta[t, j]
+            w[0, j] = log_Bt[obs[t], j] + log_beta[t, j]
         for i in range(N):
-            log_beta[t - 1, i] = _log_dot(w, log_A[i])
+            log_beta[t - 1, i] = _log_dot(w, 0, log_A, i)
 
 
-@_jit
-def _log_dot(x, y):
-    """``log(sum(exp(x + y)))``, stable, ``-inf`` for an empty sum."""
+@_jit(inline="always")
+def _log_dot(x, r, y, s):
+    """``log(sum_i exp(x[r, i] + y[s, i]))``, stable, ``-inf`` for an empty sum."""
     top = -np.inf
-    for i in range(len(x)):
-        if x[i] + y[i] > top:
-            top = x[i] + y[i]
+    for i in range(x.shape[1]):
+        top = max(top, x[r, i] + y[s, i])
     if top == -np.inf:
         return -np.inf
-    s = 0.0
-    for i in range(len(x)):
-        s += np.exp(x[i] + y[i] - top)
-    return top + np.log(s)
+    total = 0.0
+    for i in range(x.shape[1]):
+        total += np.exp(x[r, i] + y[s, i] - top)
+    return top + np.log(total)
 
 
 # ------------------------------------------------------------------ what the model calls
@@ -248,7 +260,7 @@ def _arrays(model):
 def log_likelihood(model, obs):
     """``(log P(e_1..e_T), exact)``; only two rows of forward messages are kept."""
     At, Bt, amin, emin = _arrays(model)
-    ll, exact = _forward(model.start, At, Bt, obs, amin, emin, np.empty((2, model.n_states)))
+    ll, exact = _forward(model.start, At, Bt, obs, amin, np.empty((2, model.n_states)))
     return float(ll), bool(exact)
 
 
@@ -257,7 +269,7 @@ def forward(model, obs):
     after an impossible step), as :func:`lib.hmm.reference.forward`."""
     At, Bt, amin, emin = _arrays(model)
     alpha = np.zeros((len(obs), model.n_states))
-    ll, exact = _forward(model.start, At, Bt, obs, amin, emin, alpha)
+    ll, exact = _forward(model.start, At, Bt, obs, amin, alpha)
     return alpha, float(ll), bool(exact)
 
 
@@ -282,7 +294,7 @@ def expected_counts(model, obs, floor):
     At, Bt, amin, emin = _arrays(model)
     N = model.n_states
     alpha = np.empty((len(obs), N))
-    ll, exact = _forward(model.start, At, Bt, obs, amin, emin, alpha)
+    ll, exact = _forward(model.start, At, Bt, obs, amin, alpha)
     if not exact:
         return float(ll), None
     start, transition, emission = np.zeros(N), np.zeros((N, N)), np.zeros((model.n_symbols, N))
