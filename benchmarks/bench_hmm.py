@@ -32,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import time
-import tracemalloc
 
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
 import hmmlearn
@@ -68,21 +67,12 @@ def peer_model(params, implementation, n_iter=1):
 
 
 def cpu(fn, number=1):
+    """CPU seconds per call of ``fn`` (harness._time measures wall time)."""
     gc.collect()
     t0 = time.process_time()
     for _ in range(number):
         fn()
     return (time.process_time() - t0) / number
-
-
-def peak_mib(fn):
-    gc.collect()
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1] / 2**20
-    finally:
-        tracemalloc.stop()
 
 
 def measure(case, lib, peers, check, tol, target_ratio, reps, per_call=1, note="", tol_text=None,
@@ -118,7 +108,7 @@ def measure(case, lib, peers, check, tol, target_ratio, reps, per_call=1, note="
     row = dict(case=case, lib=med["lib"], peer=med[impl], lib_all=times["lib"], peer_all=times[impl],
                peer_impl=impl, peer_name=f"{PEER}, implementation={impl!r}", number=number, reps=reps,
                diff=diffs[impl], tol=tol_text or f"{tol:g}", target=target_ratio, mem_target=MEM_TARGET,
-               mem_lib=peak_mib(lib), mem_peer=peak_mib(peers[impl]), note=note,
+               mem_lib=harness.peak_mib(lib), mem_peer=harness.peak_mib(peers[impl]), note=note,
                other_impls={k: med[k] for k in timed if k != impl}, **info)
     row["ratio"] = row["lib"] / row["peer"]
     row["mem_ratio"] = row["mem_lib"] / max(row["mem_peer"], 1e-3)

@@ -509,9 +509,13 @@ def test_compiled_log_recursions_equal_reference(seed):
     rng = np.random.default_rng(seed)
     n, m = [(1, 2), (2, 3), (3, 2), (4, 6), (9, 3), (64, 5)][seed]
     h = random_hmm(rng, n, m, concentration=[0.3, 1.0][seed % 2])
-    if n > 1:                                       # an impossible transition
-        h.transition[0, -1] = 0.0
+    if n > 1:                                       # an impossible transition, and a block of
+        h.transition[0, -1] = 0.0                   # emissions and transitions near 1e-290: sums
+        h.transition[n // 2:, :n // 2] *= 1e-290    # that underflow, redone term by term
         h.transition /= h.transition.sum(axis=1, keepdims=True)
+        h.emission[: n // 2, m // 2:] *= 1e-290
+        h.emission[n // 2:, : m // 2] *= 1e-290
+        h.emission /= h.emission.sum(axis=1, keepdims=True)
     for T in (1, 2, 17, 500):
         obs = h.sample(T, rng)[1]
         log_alpha, log_beta = fast.log_messages(h, obs)

@@ -210,27 +210,52 @@ def _viterbi(log_start, log_At, log_Bt, obs, back, path):
 
 
 @_jit
-def _forward_log(log_start, log_At, log_Bt, obs, log_alpha):
-    """``log P(X_t = i, e_1..e_t)`` into ``log_alpha`` (as :func:`lib.hmm.reference.forward_log`)."""
+def _forward_log(log_start, At, log_At, log_Bt, obs, log_alpha):
+    """``log P(X_t = i, e_1..e_t)`` into ``log_alpha`` (as :func:`lib.hmm.reference.forward_log`).
+
+    Each step shifts the previous row by its maximum ``top`` and sums
+    ``exp(row - top) @ A`` with ordinary products (``N`` exponentials, not ``N^2``);
+    an entry whose sum is below ``SAFE`` (terms may have underflowed) is recomputed
+    with a log-sum-exp over its own terms."""
     N, T = len(log_start), len(obs)
+    e = np.empty(N)
     for j in range(N):
         log_alpha[0, j] = log_start[j] + log_Bt[obs[0], j]
     for t in range(1, T):
+        top = -np.inf
+        for i in range(N):
+            top = max(top, log_alpha[t - 1, i])
+        for i in range(N):
+            e[i] = np.exp(log_alpha[t - 1, i] - top) if top > -np.inf else 0.0
         for j in range(N):
-            log_alpha[t, j] = _log_dot(log_alpha, t - 1, log_At, j) + log_Bt[obs[t], j]
+            s = 0.0
+            for i in range(N):
+                s += e[i] * At[j, i]
+            if s >= SAFE:
+                log_alpha[t, j] = np.log(s) + top + log_Bt[obs[t], j]
+            else:
+                log_alpha[t, j] = _log_dot(log_alpha, t - 1, log_At, j) + log_Bt[obs[t], j]
 
 
 @_jit
-def _backward_log(log_A, log_Bt, obs, log_beta):
-    """``log P(e_{t+1}..e_T | X_t = i)`` into ``log_beta`` (as :func:`lib.hmm.reference.backward_log`)."""
-    N, T = log_A.shape[0], len(obs)
-    w = np.empty((1, N))
+def _backward_log(A, log_A, log_Bt, obs, log_beta):
+    """``log P(e_{t+1}..e_T | X_t = i)`` into ``log_beta`` (as :func:`lib.hmm.reference.backward_log`),
+    the same way as :func:`_forward_log`."""
+    N, T = A.shape[0], len(obs)
+    w, e = np.empty((1, N)), np.empty(N)
     log_beta[T - 1] = 0.0
     for t in range(T - 1, 0, -1):
+        top = -np.inf
         for j in range(N):
             w[0, j] = log_Bt[obs[t], j] + log_beta[t, j]
+            top = max(top, w[0, j])
+        for j in range(N):
+            e[j] = np.exp(w[0, j] - top) if top > -np.inf else 0.0
         for i in range(N):
-            log_beta[t - 1, i] = _log_dot(w, 0, log_A, i)
+            s = 0.0
+            for j in range(N):
+                s += A[i, j] * e[j]
+            log_beta[t - 1, i] = np.log(s) + top if s >= SAFE else _log_dot(w, 0, log_A, i)
 
 
 @_jit(inline="always")
@@ -322,13 +347,14 @@ def viterbi(model, obs):
 def log_messages(model, obs, need_beta=True):
     """``(log_alpha, log_beta)``: unnormalised messages in logarithms (``log_beta`` is
     None without ``need_beta``), as :func:`lib.hmm.reference.forward_log` / ``backward_log``."""
+    A = model.transition
     with np.errstate(divide="ignore"):
-        log_start, log_A, log_Bt = (np.log(model.start), np.log(model.transition),
+        log_start, log_A, log_Bt = (np.log(model.start), np.log(A),
                                     np.ascontiguousarray(np.log(model.emission.T)))
     log_alpha = np.empty((len(obs), model.n_states))
-    _forward_log(log_start, np.ascontiguousarray(log_A.T), log_Bt, obs, log_alpha)
+    _forward_log(log_start, np.ascontiguousarray(A.T), np.ascontiguousarray(log_A.T), log_Bt, obs, log_alpha)
     if not need_beta:
         return log_alpha, None
     log_beta = np.empty_like(log_alpha)
-    _backward_log(log_A, log_Bt, obs, log_beta)
+    _backward_log(A, log_A, log_Bt, obs, log_beta)
     return log_alpha, log_beta
