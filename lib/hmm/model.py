@@ -5,12 +5,12 @@ of :mod:`lib.hmm.reference` that the chapter shows.
 Which implementation runs:
 
 * ``forward``/``filter``/``log_likelihood``/``backward``/``smooth``/``fit`` use the
-  compiled rescaled recursions, and keep their result when no term of any step can have
-  fallen below 1e-300 (so nothing was lost to underflow), as the loops check on the way
-  (smallest positive message entry times the smallest transition and emission).
-  Otherwise (entries near 1e-200, or evidence that drives a state's share that low)
-  the sequence is redone with the compiled recursions in logarithms
-  (:func:`lib.hmm.fast.log_messages`), which agree with log-space enumeration.
+  compiled rescaled recursions, and keep their result when the loops found it exact:
+  every positive message entry at least 1e-280 before rescaling, and no entry zero
+  merely by underflow (see :mod:`lib.hmm.fast`). Otherwise (entries near 1e-290 in the
+  model, or evidence that drives a state's share that low) the sequence is redone with
+  the compiled recursions in logarithms (:func:`lib.hmm.fast.log_messages`), which
+  agree with log-space enumeration.
 * ``viterbi`` works with logarithms throughout.
 
 Evidence of probability zero (no state path can produce the sequence) raises
