@@ -45,7 +45,7 @@ def _check_symbols(obs, n_symbols, name="obs"):
     if a.min() < 0 or a.max() >= n_symbols:
         raise ValueError(f"{name} must hold symbols in 0..{n_symbols - 1}, "
                          f"got values from {a.min():g} to {a.max():g}")
-    return a.astype(np.intp, copy=False)
+    return np.ascontiguousarray(a, dtype=np.intp)     # (one compiled version of each loop)
 
 
 def _impossible(model, obs, log_alpha=None):
