@@ -45,6 +45,8 @@ def merge(runs):
         r["ratio"], r["runs"] = r["lib"] / r["peer"], len(rs)
         r["mem_ratio"] = r["mem_lib"] / max(r["mem_peer"], 1e-3)
         r["ratios"] = [x["lib"] / x["peer"] for x in rs]
+        r["loads"] = [(x["load_before"], x["load_after"]) for x in rs if "load_before" in x]
+        r["peer_impls"] = [x.get("peer_impl") for x in rs]
         out.append(r)
     return out
 
@@ -56,11 +58,11 @@ def hmm_tables(rows):
         return ["Not measured (run benchmarks/bench_hmm.py)."]
     lines = []
     first = rows[0]
-    loads = sorted({tuple(round(x, 2) for x in r[key]) for r in rows for key in ("load_before", "load_after")
-                    if key in r})
+    loads = first.get("loads")
     if loads:
-        lines += [f"Load averages (1, 5, 15 min) at the start and end of each run: "
-                  f"{'; '.join(' '.join(f'{x:.2f}' for x in load) for load in loads)}.", ""]
+        lines += ["Machine load averages (1, 5, 15 min) at the start / end of each run: " + "; ".join(
+            f"run {k + 1}: {' '.join(f'{x:.2f}' for x in a)} / {' '.join(f'{x:.2f}' for x in b)}"
+            for k, (a, b) in enumerate(loads)) + " (2 cores, shared with other work).", ""]
     costs = first.get("one_time")
     if costs:
         lines += [f"One-time costs, not in the timings (fresh process, empty numba cache): "
@@ -99,7 +101,10 @@ def hmm_tables(rows):
               "| reps | met? |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         runs = " / ".join(f"{x:.2f}" for x in r["ratios"])
-        lines.append(f"| {r['case']} | {r['peer_name']} | {ms(r['lib'])} | {ms(r['peer'])} "
+        peer = r["peer_name"] if len(set(r["peer_impls"])) == 1 else (
+            r["peer_name"].split(", implementation")[0] + ", implementation per run: "
+            + " / ".join(map(repr, r["peer_impls"])))
+        lines.append(f"| {r['case']} | {peer} | {ms(r['lib'])} | {ms(r['peer'])} "
                      f"| **{r['ratio']:.2f}** ({runs}) | ≤ {r['target']:g} "
                      f"| {r['mem_lib']:.2f} / {r['mem_peer']:.2f} MiB ({r['mem_ratio']:.2f}) "
                      f"| {r['reps']} | {'yes' if met(r) else 'NO'} |")

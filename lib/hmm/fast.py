@@ -37,7 +37,6 @@ import numpy as np
 
 FLOOR = 1e-300          # a positive product above this cannot have vanished by underflow
 SAFE = 1e-280           # a positive message entry (before rescaling) above this is exact
-_TINY = np.finfo(float).tiny
 
 
 def _jit(fn=None, **options):
@@ -275,7 +274,7 @@ def _log_dot(x, r, y, s):
 # ------------------------------------------------------------------ what the model calls
 def _arrays(model):
     """The model's arrays in the layouts the loops read row by row, and the smallest
-    positive transition and per-symbol emission (for the underflow bound)."""
+    positive transition and per-symbol emission (for the test that a zero is exact)."""
     A, E = model.transition, model.emission
     amin = float(np.min(A, initial=np.inf, where=A > 0))
     emin = np.min(E, axis=0, initial=np.inf, where=E > 0)
@@ -313,7 +312,8 @@ def expected_counts(model, obs, floor):
     Returns ``(log_likelihood, counts)`` where ``counts`` is ``(start, transition,
     emission)``: ``sum_t P(X_t = i, X_{t+1} = j | e)``, ``sum_{t: e_t = k} P(X_t = i | e)``
     and ``P(X_1 = i | e)``; ``counts`` is None where the rescaled recursions cannot be
-    trusted (a term below ``FLOOR`` or a normaliser below ``floor``: redo in logarithms).
+    trusted (a message entry that lost precision, or a normaliser below ``floor``: redo
+    in logarithms).
     Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
     """
     At, Bt, amin, emin = _arrays(model)
