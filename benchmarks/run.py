@@ -133,9 +133,12 @@ def kept_section(previous, title, measured):
     if measured or start < 0:
         return None
     end = previous.find("\n## ", start + 1)
-    body = previous[start + len(title) + 5:end if end >= 0 else None].strip("\n").splitlines()
     note = "(Kept from the previous results.md: not re-measured by this run.)"
-    return body if body and body[0] == note else [note, "", *body]
+    body = previous[start + len(title) + 5:end if end >= 0 else None].strip("\n").split("\n\n")
+    kept = [p for p in body[1:] if p != note]           # (body[0]: the intro written below)
+    if not kept or kept[0].startswith("Not measured"):
+        return None
+    return [note, "", *"\n\n".join(kept).splitlines()]
 
 
 def module_table(rows):
@@ -229,13 +232,13 @@ def main():
             run("book_speed.py")
         if not args.only:
             run("bench_grading.py")
-    rows, hmm_rows = [], []
+    rows = []
     for m in MODULES:
         runs = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{m}.run*.json"))]
-        if m == "hmm":
-            hmm_rows = merge(runs) if runs else []
-            continue
         rows += merge(runs) if runs else []
+
+    hmm_rows = [r for r in rows if "op" in r]          # bench_hmm.py's rows: a section of their own
+    rows = [r for r in rows if "op" not in r]
     previous = (HERE / "results.md").read_text() if (HERE / "results.md").exists() else ""
     book = kept_section(previous, "The book's own speed",
                         (OUT / "book_speed.json").exists() or (OUT / "book_build.json").exists())
