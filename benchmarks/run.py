@@ -45,8 +45,100 @@ def merge(runs):
         r["ratio"], r["runs"] = r["lib"] / r["peer"], len(rs)
         r["mem_ratio"] = r["mem_lib"] / max(r["mem_peer"], 1e-3)
         r["ratios"] = [x["lib"] / x["peer"] for x in rs]
+        r["loads"] = [(x["load_before"], x["load_after"]) for x in rs if "load_before" in x]
+        r["peer_impls"] = [x.get("peer_impl") for x in rs]
         out.append(r)
     return out
+
+
+def hmm_tables(rows):
+    """Issue 17's HMM grid: one table per operation (N down, T across, ratio per cell),
+    then every case with its peer implementation, memory and per-run ratios."""
+    if not rows:
+        return ["Not measured (run benchmarks/bench_hmm.py)."]
+    lines = []
+    first = rows[0]
+    loads = first.get("loads")
+    if loads:
+        lines += ["Machine load averages (1, 5, 15 min) at the start / end of each run: " + "; ".join(
+            f"run {k + 1}: {' '.join(f'{x:.2f}' for x in a)} / {' '.join(f'{x:.2f}' for x in b)}"
+            for k, (a, b) in enumerate(loads)) + " (2 cores, shared with other work).", ""]
+    costs = first.get("one_time")
+    if costs:
+        lines += [f"One-time costs, not in the timings (fresh process, empty numba cache): "
+                  f"`import lib.hmm` {costs['import_s']:.2f} s CPU (numba's import included); "
+                  f"compiling the loops on the first calls {costs['compile_s']:.2f} s; in a "
+                  f"second process, loading them from numba's cache {costs['cache_load_s']:.2f} s "
+                  f"(then {costs['warm_s'] * 1e3:.2f} ms for the same calls warm).", ""]
+
+    def met(r):
+        return r["ratio"] <= r["target"] and r["mem_ratio"] <= r.get("mem_target", MEM_TARGET)
+
+    ops = {"forward": "forward pass (log-likelihood)", "viterbi": "Viterbi",
+           "fit": "Baum-Welch, per iteration"}
+    for op, title in ops.items():
+        cells = {(r["N"], r["T"]): r for r in rows if r.get("op") == op}
+        if not cells:
+            continue
+        Ts = sorted({T for _, T in cells})
+        impls = sorted({cells[c]["peer_name"] for c in cells})
+        lines += [f"**{title}**: ratio lib / peer (CPU time; per run if several), met?; "
+                  f"peer: {' or '.join(impls)} (per cell below)", "",
+                  "| N | " + " | ".join(f"T = {T:.0e}" for T in Ts) + " |", "|---|" + "---|" * len(Ts)]
+        for n in sorted({n for n, _ in cells}):
+            out = []
+            for T in Ts:
+                r = cells.get((n, T))
+                if r is None:
+                    out.append("—")
+                    continue
+                runs = " / ".join(f"{x:.2f}" for x in r["ratios"])
+                out.append(f"**{r['ratio']:.2f}** ({runs}) ≤ {r['target']:g}: {'yes' if met(r) else 'NO'}")
+            lines.append(f"| {n} | " + " | ".join(out) + " |")
+        lines.append("")
+    lines += ["Every case (times are medians of the per-run medians):", "",
+              "| case | peer | lib | peer time | ratio (per run) | target | peak memory lib / peer (ratio ≤ 1.2) "
+              "| reps | met? |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        runs = " / ".join(f"{x:.2f}" for x in r["ratios"])
+        peer = r["peer_name"] if len(set(r["peer_impls"])) == 1 else (
+            r["peer_name"].split(", implementation")[0] + ", implementation per run: "
+            + " / ".join(map(repr, r["peer_impls"])))
+        lines.append(f"| {r['case']} | {peer} | {ms(r['lib'])} | {ms(r['peer'])} "
+                     f"| **{r['ratio']:.2f}** ({runs}) | ≤ {r['target']:g} "
+                     f"| {r['mem_lib']:.2f} / {r['mem_peer']:.2f} MiB ({r['mem_ratio']:.2f}) "
+                     f"| {r['reps']} | {'yes' if met(r) else 'NO'} |")
+    notes = sorted({r["note"] for r in rows if r.get("note")})
+    return lines + ["", "Notes:", ""] + [f"- {n}" for n in notes]
+
+
+def widget_table():
+    """Key press to new image in a live JupyterLab kernel (benchmarks/widget_latency.py)."""
+    path = OUT / "widgets.json"
+    if not path.exists():
+        return ["Not measured (benchmarks/out/widgets.json is written by benchmarks/widget_latency.py)."]
+    rows = json.loads(path.read_text())
+    lines = ["| chapter | figure | median key press to new image | runs | target | met? |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['chapter']} | {r['figure']} | {r['median_ms']:.0f} ms | {r['runs']} "
+                     f"| ≤ {r['target_ms']:g} ms | {'yes' if r['median_ms'] <= r['target_ms'] else 'NO'} |")
+    return lines
+
+
+def kept_section(previous, title, measured):
+    """``None`` if ``measured``; else the body of section ``title`` of the previous
+    results.md, marked as not re-measured (so that `--only` keeps what it did not rerun)."""
+    start = previous.find(f"\n## {title}\n")
+    if measured or start < 0:
+        return None
+    end = previous.find("\n## ", start + 1)
+    note = "(Kept from the previous results.md: not re-measured by this run.)"
+    body = previous[start + len(title) + 5:end if end >= 0 else None].strip("\n").split("\n\n")
+    kept = [p for p in body[1:] if p != note]           # (body[0]: the intro written below)
+    if not kept or kept[0].startswith("Not measured"):
+        return None
+    return [note, "", *"\n\n".join(kept).splitlines()]
 
 
 def module_table(rows):
@@ -144,6 +236,13 @@ def main():
     for m in MODULES:
         runs = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{m}.run*.json"))]
         rows += merge(runs) if runs else []
+
+    hmm_rows = [r for r in rows if "op" in r]          # bench_hmm.py's rows: a section of their own
+    rows = [r for r in rows if "op" not in r]
+    previous = (HERE / "results.md").read_text() if (HERE / "results.md").exists() else ""
+    book = kept_section(previous, "The book's own speed",
+                        (OUT / "book_speed.json").exists() or (OUT / "book_build.json").exists())
+    grading = kept_section(previous, "Grading speed", (OUT / "grading_speed.json").exists())
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     text = [
@@ -159,18 +258,27 @@ def main():
         "tracemalloc's peak of what one call allocates (numpy buffers are traced; "
         "plain malloc inside C extensions and BLAS work space are not).", "",
         "## lib against its peers", "", *module_table(rows), "",
+        "## HMMs against hmmlearn (issue 17 grid)", "",
+        "benchmarks/bench_hmm.py: CPU time (`time.process_time`), lib and hmmlearn interleaved, "
+        "5 repetitions after a warm-up call (3 where one call takes seconds: N >= 32 at T = 1e6), "
+        "each repetition the mean of enough calls to last 20 ms; answers compared first. "
+        "The peer of each cell is hmmlearn's faster implementation there ('scaling' or 'log', "
+        "both timed when close); Viterbi has only 'log'. Targets: ratio <= 1.0 where N <= 8 and "
+        "T >= 1e4, <= 2.0 elsewhere, peak memory (tracemalloc, which sees numpy's, hmmlearn's "
+        "and numba's allocations) <= 1.2x the peer's.", "", *hmm_tables(hmm_rows), "",
+        "## Interactive figures in a live kernel", "", *widget_table(), "",
         "## The book's own speed", "",
         "Chapters executed one by one with nbclient after jupytext conversion "
         "(benchmarks/book_speed.py). Each interactive figure's callback (the `plot` "
         "passed to `lib.widgets.interactive_figure`) is called 5 times, the default "
         "settings and then one control moved per call; the share spent inside matplotlib "
         "is sampled from the call stack (every 0.5 ms, 3 calls at the default settings). "
-        "Chapter time: the sum of the chapter's own cells (nbclient timestamps).", "", *book_tables(), "",
+        "Chapter time: the sum of the chapter's own cells (nbclient timestamps).", "",
+        *(book or book_tables()), "",
         "## Grading speed", "",
         "benchmarks/bench_grading.py: 50 honest submissions of the chapter 1 set graded "
         "in the sandbox with 2 workers, the whole `grade` call (probe and self-test "
-        "included).", "", *grading_table(), ""]
-    previous = (HERE / "results.md").read_text() if (HERE / "results.md").exists() else ""
+        "included).", "", *(grading or grading_table()), ""]
     kept = previous.find("\n## The website")  # sections written by benchmarks/page_weight.py & co
     (HERE / "results.md").write_text("\n".join(text) + (previous[kept:] if kept >= 0 else ""))
     print(f"wrote {HERE / 'results.md'}")

@@ -146,15 +146,15 @@ def test_several_sequences_at_once_equal_one_at_a_time():
     rng = np.random.default_rng(11)
     h = random_hmm(rng, 3, 4)
     seqs = [h.sample(T, rng)[1] for T in (1, 2, 3, 50, 999, 17, 1)]
-    together = fast.forward_backward_many(h, seqs)
-    for obs, (alpha, beta, ll) in zip(seqs, together):
+    together = h._forward_backward_many(seqs)
+    for obs, (alpha, beta, ll, _) in zip(seqs, together):
         alpha_p, ll_p = h.forward_plain(obs)
         np.testing.assert_allclose(alpha, alpha_p, atol=1e-12)
         np.testing.assert_allclose(beta, h.backward_plain(obs), atol=1e-12)
         assert ll == pytest.approx(ll_p, rel=1e-11)
     # an impossible sequence among possible ones
     det = HMM([1, 0], [[0, 1], [1, 0]], [[1, 0], [0, 1]])
-    lls = [ll for _, _, ll in fast.forward_backward_many(det, [np.array([0, 1, 0]), np.array([0, 0, 1, 1] * 9), np.array([0, 1])])]
+    lls = [ll for _, _, ll, _ in det._forward_backward_many([np.array([0, 1, 0]), np.array([0, 0, 1, 1] * 9), np.array([0, 1])])]
     assert lls[0] == 0.0 and lls[1] == -np.inf and lls[2] == 0.0
 
 
@@ -502,18 +502,45 @@ def test_sticky_two_state_viterbi_of_the_issue():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_fallbacks_equal_reference(seed, monkeypatch):
-    """With no correction rounds allowed, the exact fallbacks run: block products for the
-    forward/backward passes, (max, +) block products and composed pointers for Viterbi."""
-    from lib.hmm import scan
+def test_compiled_log_recursions_equal_reference(seed):
+    """The log-space loops that run where rescaled products could underflow."""
+    from lib.hmm import reference
 
-    monkeypatch.setattr(scan, "MAX_ROUNDS", 0)
-    monkeypatch.setattr(fast, "MAX_ROUNDS", 0)
     rng = np.random.default_rng(seed)
-    n, m = [(2, 3), (3, 2), (4, 6)][seed % 3]
+    n, m = [(1, 2), (2, 3), (3, 2), (4, 6), (9, 3), (64, 5)][seed]
     h = random_hmm(rng, n, m, concentration=[0.3, 1.0][seed % 2])
-    for T in (2, 17, 500, 3001):
-        assert_fast_equals_reference(h, h.sample(T, rng)[1])
+    if n > 1:                                       # an impossible transition, and a block of
+        h.transition[0, -1] = 0.0                   # emissions and transitions near 1e-290: sums
+        h.transition[n // 2:, :n // 2] *= 1e-290    # that underflow, redone term by term
+        h.transition /= h.transition.sum(axis=1, keepdims=True)
+        h.emission[: n // 2, m // 2:] *= 1e-290
+        h.emission[n // 2:, : m // 2] *= 1e-290
+        h.emission /= h.emission.sum(axis=1, keepdims=True)
+    for T in (1, 2, 17, 500):
+        obs = h.sample(T, rng)[1]
+        log_alpha, log_beta = fast.log_messages(h, obs)
+        with np.errstate(divide="ignore"):
+            args = np.log(h.start), np.log(h.transition), np.log(h.emission.T)[obs]
+        np.testing.assert_allclose(log_alpha, reference.forward_log(*args), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(log_beta, reference.backward_log(*args[1:]), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_baum_welch_counts_equal_log_space_counts(seed):
+    """The compiled E step (rescaled, no T x N x N array) against the one in logarithms."""
+    rng = np.random.default_rng(200 + seed)
+    n = [1, 2, 3, 5, 8, 16, 33, 64][seed]
+    h = random_hmm(rng, n, 4, concentration=0.5)
+    for T in (1, 2, 3, 40, 700):
+        obs = h.sample(T, rng)[1]
+        ll, (start, transition, emission) = fast.expected_counts(h, obs, 1e-280)
+        log_alpha, log_beta = fast.log_messages(h, obs)
+        gamma = np.exp(log_alpha + log_beta - ll)
+        assert ll == pytest.approx(h.forward_plain(obs)[1], rel=1e-11)
+        np.testing.assert_allclose(start, gamma[0], atol=1e-12)
+        np.testing.assert_allclose(emission, [np.bincount(obs, g, 4) for g in gamma.T], atol=1e-9)
+        expected = h._log_transition_counts(obs, log_alpha, log_beta) if T > 1 else np.zeros((n, n))
+        np.testing.assert_allclose(transition, expected, atol=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -523,3 +550,60 @@ def test_fast_equals_reference_on_random_shapes(seed):
     h = random_hmm(rng, n, 7, concentration=0.7)
     for T in (1, 2, 65, 1500):
         assert_fast_equals_reference(h, h.sample(T, rng)[1])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_equals_reference_with_zero_entries(seed):
+    """Random models with impossible transitions and emissions (N from 1 to 64), T from 1;
+    Baum-Welch counts against the update computed from the plain messages."""
+    rng = np.random.default_rng(300 + seed)
+    n = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64][seed]
+    m = 1 + seed % 5
+    h = random_hmm(rng, n, m, concentration=0.4)
+    for matrix in (h.transition, h.emission):     # zero about a quarter of the entries, keep
+        zero = rng.random(matrix.shape) < 0.25    # the largest of each row
+        zero[np.arange(len(matrix)), matrix.argmax(axis=1)] = False
+        matrix[zero] = 0.0
+        matrix /= matrix.sum(axis=1, keepdims=True)
+    for T in (1, 2, 3, 30, 400):
+        obs = h.sample(T, rng)[1]
+        assert_fast_equals_reference(h, obs)
+        alpha, _ = h.forward_plain(obs)
+        beta = h.backward_plain(obs)
+        gamma = alpha * beta / (alpha * beta).sum(axis=1, keepdims=True)
+        xi = alpha[:-1, :, None] * h.transition * (h.emission[:, obs[1:]].T * beta[1:])[:, None, :]
+        xi /= xi.sum(axis=(1, 2), keepdims=True)
+        counts = h._expected_counts(obs)[1]
+        np.testing.assert_allclose(counts[0], gamma[0], atol=1e-12)
+        np.testing.assert_allclose(counts[1], xi.sum(axis=0), atol=1e-10)
+        np.testing.assert_allclose(counts[2], [np.bincount(obs, g, m) for g in gamma.T], atol=1e-10)
+
+
+def test_impossible_evidence_in_fit_names_the_step():
+    h = HMM([1, 0], [[0, 1], [1, 0]], [[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="symbol 1 at position 2 after the 2 symbols"):
+        h.fit([[0, 1, 0], [0, 1, 1, 0]])
+
+
+@pytest.mark.parametrize("tiny, in_logs", [(1e-120, False), (1e-200, False), (1e-290, True)])
+def test_fit_where_the_rescaled_messages_lose_precision_equals_hmmlearn_log(tiny, in_logs):
+    """Each half of the states almost never emits half the symbols: state shares near
+    ``tiny`` in the messages. Below 1e-280 (message entries that lost precision) fit redoes the
+    sequence in logarithms; both ways agree with hmmlearn's log implementation."""
+    rng = np.random.default_rng(9)
+    start, A, E = rng.dirichlet(np.ones(4)), rng.dirichlet(np.ones(4), 4), rng.dirichlet(np.ones(6), 4)
+    E[:2, 3:] *= tiny
+    E[2:, :3] *= tiny
+    h = HMM(start, A, E / E.sum(axis=1, keepdims=True))
+    obs = rng.integers(0, 6, 300)
+    assert (fast.expected_counts(h, obs, 1e-280)[1] is None) == in_logs
+    ref = oracle(h, n_iter=2)
+    ref.implementation = "log"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.fit(obs[:, None])
+    h.fit([obs], n_iter=2, tol=-np.inf)
+    assert h.log_likelihoods_[-1] == pytest.approx(ref.monitor_.history[-1], rel=1e-12)
+    np.testing.assert_allclose(h.transition, ref.transmat_, atol=1e-9)
+    np.testing.assert_allclose(h.emission, ref.emissionprob_, atol=1e-9)
+    np.testing.assert_allclose(h.start, ref.startprob_, atol=1e-9)

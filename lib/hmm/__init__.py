@@ -11,9 +11,8 @@ The package:
 
 * :mod:`lib.hmm.reference`: the plain recursions, one time step per loop iteration,
   as the chapter shows them (and their log-space versions);
-* :mod:`lib.hmm.fast`: the same numbers with numpy operations over many steps at once,
-  and which algorithm runs for which shape (with :mod:`lib.hmm.scan`, blocks that run
-  side by side, and :mod:`lib.hmm.products`, exact block products);
+* :mod:`lib.hmm.fast`: the same recursions compiled with numba (and in logarithms,
+  for models whose products leave the range of doubles);
 * :mod:`lib.hmm.model`: the :class:`HMM` estimator, which checks its inputs and says
   which implementation runs when;
 * :mod:`lib.hmm.examples`: the umbrella world, the casino, letters as symbols;

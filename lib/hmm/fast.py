@@ -1,322 +1,360 @@
 """Fast versions of the recursions of :mod:`lib.hmm.reference` (Chapter 8, "Making it
-fast"): the same numbers with numpy operations over many time steps at once.
+fast"): the same per-step loops, compiled with numba.
 
-Which algorithm runs (``n = T - 1`` steps, ``N`` states):
+The plain recursions cost ``T N^2`` operations; in Python each of the ``T`` steps also
+pays the interpreter's overhead, which dominates for small ``N``. Here the loops of
+:mod:`lib.hmm.reference` are compiled (``numba.njit``), so one step costs what its
+``N^2`` multiply-adds cost, as in hmmlearn's C++ loops. Which algorithm runs is the
+same for every shape: the plain recursion, one step after the other.
 
-* **forward, backward** (``log_likelihood``, ``filter``, ``smooth``, ``fit``): the
-  sequence is cut into ``B`` blocks of ``L`` steps that run side by side
-  (:func:`lib.hmm.scan.scan`): ``B = min(n / 64, 32768 / N^2)`` blocks (at least one),
-  so blocks are at least 64 steps long and one step over all blocks handles about
-  ``32768`` products. For small ``N`` and long sequences many blocks run at once; for
-  large ``N`` the blocks are few and each step is a sizeable matrix product (``B = 1``
-  is the plain recursion). Every block but
-  the first starts from a guess that is then corrected, which works because rescaled
-  messages forget their start. A chain that does not forget within a few blocks (a
-  state that never changes) falls back to exact block products
-  (:mod:`lib.hmm.products`, ``T N^3`` work).
-* **Viterbi** (:func:`viterbi`): about ``4 sqrt(T)`` blocks (at most ``32768 / N^2``,
-  of at least 64 steps) run the
-  (max, +) recursion side by side from guessed scores, corrected in a few rounds; if
-  they do not agree after ``MAX_ROUNDS`` rounds (a chain that rarely switches), the
-  scores at the block starts come from exact (max, +) block products and the last
-  state of every block from composed back pointers (``N^3`` work per step, so only up
-  to ``EXACT_MAX_STATES`` states; with more, the plain recursion runs).
+* :func:`forward`, :func:`log_likelihood`: rescaled forward messages (rows sum to 1);
+  the log-likelihood alone keeps only two rows.
+* :func:`backward`: rescaled backward messages.
+* :func:`viterbi`: the (max, +) recursion with back pointers stored as the smallest
+  integer type that holds a state (``int8`` up to 127 states), then the trace back.
+* :func:`expected_counts`: one Baum-Welch E step: the forward pass, then the backward
+  pass that adds up the expected transition, emission and start counts on the way
+  (no ``T x N x N`` array, no stored backward messages).
+* :func:`log_messages`: the forward and backward recursions in logarithms, for the
+  sequences where the rescaled ones may have lost precision (see below).
 
-Every function takes a :class:`lib.hmm.HMM` (for its ``start``, ``transition`` and
-``emission``) and an already checked observation sequence. Numbers are kept in range
-by rescaling; :class:`lib.hmm.HMM` checks that no product underflowed and otherwise
-redoes the sequence in logarithms.
+The rescaled loops report whether their result is exact: every positive message entry
+(before rescaling) is at least ``SAFE = 1e-280``, so that terms lost to underflow
+(each below ``1e-308``) change it by a relative ``1e-28`` at most, and an entry that
+came out zero is zero for certain (no positive product of the step could have vanished:
+smallest message entry times smallest transition (and emission) at least ``1e-300``).
+Only then does :class:`lib.hmm.HMM` keep the result; otherwise it redoes the sequence
+with :func:`log_messages`. This happens only where some state's share of a message
+falls below about 1e-280 (entries near 1e-200 in the model, say), not on ordinary models.
+
+Output arrays are allocated with numpy before the compiled loop runs; a loop allocates
+nothing but a few length-``N`` vectors. Compiled code is cached on disk next to this
+file when that is writable (else numba compiles in memory, once per process: about a
+second for all loops).
 """
+import numba
 import numpy as np
 
-from . import products, reference
-from .scan import NoForgetting, _checkpoints, scan
-
-_TINY = np.finfo(float).tiny
-VITERBI_SHORTER = 4      # Viterbi uses about 4 sqrt(T) blocks
-MAX_ROUNDS = 4           # Viterbi corrections before falling back to the plain loop
-MIN_BLOCK = 64           # forward/backward/Viterbi blocks are at least this long
-EXACT_MAX_STATES = 8     # Viterbi's exact fallback: block products up to 8 states, else the plain loop
+FLOOR = 1e-300          # a positive product above this cannot have vanished by underflow
+SAFE = 1e-280           # a positive message entry (before rescaling) above this is exact
 
 
-def n_blocks(n_steps, n_states):
-    """How many blocks the forward and backward passes use (see the module docstring)."""
-    return int(max(1, min(n_steps // MIN_BLOCK, 32768 // n_states ** 2)))
+def _jit(fn=None, **options):
+    """``numba.njit`` with an on-disk cache, or without one where no cache directory is
+    writable (a read-only installation: numba then compiles once per process)."""
+    if fn is None:
+        return lambda f: _jit(f, **options)
+    try:
+        return numba.njit(cache=True, nogil=True, **options)(fn)
+    except RuntimeError:                    # "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True, **options)(fn)
 
 
-def _first(model, obs):
-    first = model.start * model.emission[:, obs[0]]
-    return first, first / max(first.sum(), _TINY)
+def _min_positive(v):
+    lo = np.inf
+    for x in v:
+        if 0.0 < x < lo:
+            lo = x
+    return lo
+
+
+min_positive = _jit(_min_positive, inline="always")
+
+
+@_jit(inline="always")
+def _vanished(prev, low):
+    """Could a positive product have underflowed to zero? (``min prev * low < FLOOR``)"""
+    return min_positive(prev) * low < FLOOR
+
+
+@_jit
+def _forward(start, At, Bt, obs, amin, alpha):
+    """Rescaled forward pass into ``alpha`` (``T x N``, or ``2 x N`` to keep only the
+    last two rows). Returns ``(log_likelihood, exact)``; exact is False when an entry
+    (before rescaling) is positive but below ``SAFE``, or zero but maybe by underflow."""
+    N, T, keep = len(start), len(obs), len(alpha) == len(obs)
+    exact, total, o = True, 0.0, obs[0]
+    for j in range(N):
+        x = start[j] * Bt[o, j]
+        alpha[0, j] = x
+        total += x
+        if x < SAFE and start[j] > 0.0 and Bt[o, j] > 0.0:
+            exact = False
+    ll = 0.0
+    for t in range(T):
+        r = t if keep else t & 1
+        if t > 0:
+            p, o, total = r - 1 if keep else 1 - r, obs[t], 0.0
+            for j in range(N):
+                s = 0.0
+                for i in range(N):
+                    s += alpha[p, i] * At[j, i]
+                x = s * Bt[o, j]
+                alpha[r, j] = x
+                total += x
+                if x < SAFE and Bt[o, j] > 0.0 and exact:
+                    exact = s == 0.0 and not _vanished(alpha[p], amin)
+        if not total > 0.0:
+            return -np.inf, False
+        inv = 1.0 / total
+        for j in range(N):
+            alpha[r, j] *= inv
+        ll += np.log(total)
+    return ll, exact
+
+
+@_jit(inline="always")
+def _backward_step(A, Bt, o, beta, w, out, amin, bmin):
+    """``out = A @ (b * beta)`` (not rescaled, ``w = b * beta``, ``b`` the emission of
+    symbol ``o``); returns ``(total, exact)``."""
+    N = len(beta)
+    for j in range(N):
+        w[j] = Bt[o, j] * beta[j]
+    total, exact = 0.0, True
+    for i in range(N):
+        s = 0.0
+        for j in range(N):
+            s += A[i, j] * w[j]
+        out[i] = s
+        total += s
+        if s < SAFE and exact:
+            exact = s == 0.0 and not _vanished(beta, bmin * amin)
+    return total, exact
+
+
+@_jit
+def _backward(A, Bt, obs, amin, emin, beta):
+    """Rescaled backward messages into ``beta`` (``T x N``, rows summing to 1).
+    Returns ``exact`` (False also for messages that vanish)."""
+    N, T = A.shape[0], len(obs)
+    exact, w, out = True, np.empty(N), np.empty(N)
+    beta[T - 1] = 1.0 / N
+    for t in range(T - 1, 0, -1):
+        total, ok = _backward_step(A, Bt, obs[t], beta[t], w, out, amin, emin[obs[t]])
+        exact = exact and ok
+        if not total > 0.0:
+            beta[:t] = 0.0
+            return False
+        inv = 1.0 / total
+        for i in range(N):
+            beta[t - 1, i] = out[i] * inv
+    return exact
+
+
+@_jit
+def _counts(A, Bt, obs, amin, emin, alpha, floor, transition, emission, start):
+    """Add one sequence's expected counts (transition ``N x N`` before multiplying by
+    ``A``, emission ``M x N``, start ``N``), from its forward messages ``alpha``.
+    Returns False (counts incomplete) where the backward messages lost precision or a
+    normaliser fell below ``floor``."""
+    N, T = A.shape[0], len(obs)
+    beta, w, g = np.full(N, 1.0 / N), np.empty(N), np.empty(N)
+    total = 0.0
+    for i in range(N):                          # the last step: gamma = alpha
+        total += alpha[T - 1, i]
+    for i in range(N):
+        emission[obs[T - 1], i] += alpha[T - 1, i] / total
+    for t in range(T - 1, 0, -1):
+        total, ok = _backward_step(A, Bt, obs[t], beta, w, g, amin, emin[obs[t]])
+        norm = 0.0                              # norm = sum_ij alpha_i A_ij w_j
+        for i in range(N):
+            norm += alpha[t - 1, i] * g[i]
+        if not ok or norm < floor or not total > 0.0:
+            return False
+        inv_norm, inv_total, o = 1.0 / norm, 1.0 / total, obs[t - 1]
+        for i in range(N):                      # xi_{t-1}(i, j) = alpha_i A_ij w_j / norm
+            a = alpha[t - 1, i] * inv_norm
+            if a != 0.0:
+                for j in range(N):
+                    transition[i, j] += a * w[j]
+            emission[o, i] += a * g[i]          # gamma_{t-1} = alpha * beta / norm
+            beta[i] = g[i] * inv_total
+    total = 0.0
+    for i in range(N):                          # gamma_0 = alpha_0 * beta_0, normalised
+        g[i] = alpha[0, i] * beta[i]
+        total += g[i]
+    for i in range(N):
+        start[i] += g[i] / total
+    return True
+
+
+@_jit
+def _viterbi(log_start, log_At, log_Bt, obs, back, path):
+    """Viterbi with back pointers ``back`` (``T x N``) into ``path``; returns the log
+    probability of the best path (``-inf`` if every path is impossible)."""
+    N, T = len(log_start), len(obs)
+    best = np.empty((2, N))                     # scores at the previous and this step
+    for j in range(N):
+        best[0, j] = log_start[j] + log_Bt[obs[0], j]
+    for t in range(1, T):
+        p, r, o = (t - 1) & 1, t & 1, obs[t]
+        for j in range(N):
+            top, arg = best[p, 0] + log_At[j, 0], 0
+            for i in range(1, N):
+                s = best[p, i] + log_At[j, i]
+                if s > top:                     # the first maximum, as numpy's argmax
+                    top, arg = s, i
+            best[r, j] = top + log_Bt[o, j]
+            back[t, j] = arg
+    r = (T - 1) & 1
+    state, top = 0, best[r, 0]
+    for j in range(1, N):
+        if best[r, j] > top:
+            state, top = j, best[r, j]
+    path[T - 1] = state
+    for t in range(T - 1, 0, -1):
+        state = back[t, state]
+        path[t - 1] = state
+    return top
+
+
+@_jit
+def _forward_log(log_start, At, log_At, log_Bt, obs, log_alpha):
+    """``log P(X_t = i, e_1..e_t)`` into ``log_alpha`` (as :func:`lib.hmm.reference.forward_log`).
+
+    Each step shifts the previous row by its maximum ``top`` and sums
+    ``exp(row - top) @ A`` with ordinary products (``N`` exponentials, not ``N^2``);
+    an entry whose sum is below ``SAFE`` (terms may have underflowed) is recomputed
+    with a log-sum-exp over its own terms."""
+    N, T = len(log_start), len(obs)
+    e = np.empty(N)
+    for j in range(N):
+        log_alpha[0, j] = log_start[j] + log_Bt[obs[0], j]
+    for t in range(1, T):
+        top = -np.inf
+        for i in range(N):
+            top = max(top, log_alpha[t - 1, i])
+        for i in range(N):
+            e[i] = np.exp(log_alpha[t - 1, i] - top) if top > -np.inf else 0.0
+        for j in range(N):
+            s = 0.0
+            for i in range(N):
+                s += e[i] * At[j, i]
+            if s >= SAFE:
+                log_alpha[t, j] = np.log(s) + top + log_Bt[obs[t], j]
+            else:
+                log_alpha[t, j] = _log_dot(log_alpha, t - 1, log_At, j) + log_Bt[obs[t], j]
+
+
+@_jit
+def _backward_log(A, log_A, log_Bt, obs, log_beta):
+    """``log P(e_{t+1}..e_T | X_t = i)`` into ``log_beta`` (as :func:`lib.hmm.reference.backward_log`),
+    the same way as :func:`_forward_log`."""
+    N, T = A.shape[0], len(obs)
+    w, e = np.empty((1, N)), np.empty(N)
+    log_beta[T - 1] = 0.0
+    for t in range(T - 1, 0, -1):
+        top = -np.inf
+        for j in range(N):
+            w[0, j] = log_Bt[obs[t], j] + log_beta[t, j]
+            top = max(top, w[0, j])
+        for j in range(N):
+            e[j] = np.exp(w[0, j] - top) if top > -np.inf else 0.0
+        for i in range(N):
+            s = 0.0
+            for j in range(N):
+                s += A[i, j] * e[j]
+            log_beta[t - 1, i] = np.log(s) + top if s >= SAFE else _log_dot(w, 0, log_A, i)
+
+
+@_jit(inline="always")
+def _log_dot(x, r, y, s):
+    """``log(sum_i exp(x[r, i] + y[s, i]))``, stable, ``-inf`` for an empty sum."""
+    top = -np.inf
+    for i in range(x.shape[1]):
+        top = max(top, x[r, i] + y[s, i])
+    if top == -np.inf:
+        return -np.inf
+    total = 0.0
+    for i in range(x.shape[1]):
+        total += np.exp(x[r, i] + y[s, i] - top)
+    return top + np.log(total)
+
+
+# ------------------------------------------------------------------ what the model calls
+def _arrays(model):
+    """The model's arrays in the layouts the loops read row by row, and the smallest
+    positive transition and per-symbol emission (for the test that a zero is exact)."""
+    A, E = model.transition, model.emission
+    amin = float(np.min(A, initial=np.inf, where=A > 0))
+    emin = np.min(E, axis=0, initial=np.inf, where=E > 0)
+    return np.ascontiguousarray(A.T), np.ascontiguousarray(E.T), amin, emin
 
 
 def log_likelihood(model, obs):
-    """``log P(e_1..e_T)`` (only the normalising constants are kept)."""
-    first, head = _first(model, obs)
-    with np.errstate(divide="ignore"):
-        if len(obs) == 1 or not first.sum() > 0:
-            return float(np.log(first.sum()))
-        try:
-            _, log_norms = scan(head, np.ascontiguousarray(model.transition.T), model.emission.T,
-                                obs[1:], n_blocks(len(obs) - 1, len(head)), False, keep=False)
-        except NoForgetting:
-            return products.log_likelihood(model, obs)
-        return float(np.log(first.sum()) + log_norms.sum())
+    """``(log P(e_1..e_T), exact)``; only two rows of forward messages are kept."""
+    At, Bt, amin, emin = _arrays(model)
+    ll, exact = _forward(model.start, At, Bt, obs, amin, np.empty((2, model.n_states)))
+    return float(ll), bool(exact)
 
 
 def forward(model, obs):
-    """Filtered distributions and log-likelihood, as :func:`lib.hmm.reference.forward`."""
-    first, head = _first(model, obs)
-    with np.errstate(divide="ignore"):
-        if len(obs) == 1 or not first.sum() > 0:
-            return head[None], float(np.log(first.sum()))
-        try:
-            alpha, log_norms = scan(head, np.ascontiguousarray(model.transition.T), model.emission.T,
-                                    obs[1:], n_blocks(len(obs) - 1, len(head)), False)
-        except NoForgetting:
-            return products.forward(model, obs)
-        return alpha, float(np.log(first.sum()) + log_norms.sum())
+    """``(alpha, log_likelihood, exact)``: the filtered distributions (rows of zeros
+    after an impossible step), as :func:`lib.hmm.reference.forward`."""
+    At, Bt, amin, emin = _arrays(model)
+    alpha = np.zeros((len(obs), model.n_states))
+    ll, exact = _forward(model.start, At, Bt, obs, amin, alpha)
+    return alpha, float(ll), bool(exact)
 
 
 def backward(model, obs):
-    """Backward messages, rows summing to 1, as :func:`lib.hmm.reference.backward`."""
-    N = model.n_states
-    uniform = np.full(N, 1.0 / N)
-    if len(obs) == 1:
-        return uniform[None]
-    steps, _ = scan(uniform, model.transition, model.emission.T, obs[:0:-1],
-                    n_blocks(len(obs) - 1, N), True)
-    return steps[::-1]                                   # (messages from the end backwards)
+    """``(beta, exact)``: backward messages, rows summing to 1, as
+    :func:`lib.hmm.reference.backward`."""
+    _, Bt, amin, emin = _arrays(model)
+    beta = np.empty((len(obs), model.n_states))
+    exact = _backward(model.transition, Bt, obs, amin, emin, beta)
+    return beta, bool(exact)
 
 
-def forward_backward_many(model, seqs):
-    """``[(alpha, beta, log_likelihood), ...]``, one per checked sequence."""
-    results = []
-    for obs in seqs:
-        try:
-            alpha, ll = forward(model, obs)
-            if not np.isfinite(ll):
-                raise NoForgetting             # (an impossible sequence: the exact way)
-            results.append((alpha, backward(model, obs), ll))
-        except NoForgetting:
-            results.append(products.forward_backward_many(model, [obs])[0])
-    return results
+def expected_counts(model, obs, floor):
+    """One sequence's Baum-Welch E step with rescaled messages.
 
-
-def _exact_starts(first, Eb, log_A):
-    """Viterbi scores at the start of every block, exactly (up to a constant): the
-    (max, +) product of each block's step matrices, then one pass over the blocks.
-    ``N^3`` work per step: the way for chains that do not forget their start."""
-    N, L, B = Eb.shape
-    P = np.full((N, N, B), -np.inf)                      # P[i, j, b], the (max, +) identity
-    P[np.arange(N), np.arange(N)] = 0.0
-    for k in range(L):
-        P = (P[:, :, None, :] + log_A[None, :, :, None]).max(axis=1) + Eb(k)[None]
-    starts = np.empty((N, B))
-    starts[:, 0] = v = first
-    for b in range(B - 1):
-        v = (v[:, None] + P[:, :, b]).max(axis=0)
-        top = v.max()
-        v = v - top if np.isfinite(top) else v
-        starts[:, b + 1] = v
-    return starts
-
-
-def _exact_ends(D, log_A, r):
-    """The last state of the best path in every block, exactly: for every block the map
-    from its last state to its first one (back pointers composed over the block), then
-    one pass over the blocks from the end."""
-    L, N, B = D.shape
-    first_of = np.repeat(np.arange(N)[:, None], B, axis=1)   # first_of[s, b]
-    for k in range(L - 1, 0, -1):
-        pointer = _argmax0(D[k - 1][:, None, :] + log_A[:, :, None])   # (N, B)
-        first_of = np.take_along_axis(pointer, first_of, axis=0)
-        if k > r - 1:                                   # the last block ends at step r - 1
-            first_of[:, -1] = np.arange(N)
-    end = np.empty(B, dtype=np.intp)
-    end[-1] = D[r - 1, :, -1].argmax()
-    for b in range(B - 1, 0, -1):
-        s0 = first_of[end[b], b]
-        end[b - 1] = (D[L - 1, :, b - 1] + log_A[:, s0]).argmax()
-    return end
-
-
-def _argmax0(x):
-    """``x.argmax(axis=0)`` (first maximum), quicker for few rows than numpy's own."""
-    if len(x) > 16:
-        return x.argmax(axis=0)
-    best, where = x[0].copy(), np.zeros(x.shape[1:], dtype=np.intp)
-    for i in range(1, len(x)):
-        better = x[i] > best
-        where[better] = i
-        np.maximum(best, x[i], out=best)
-    return where
-
-
-def _parallel(x, y, atol=1e-7):
-    """For each column: do ``x`` and ``y`` differ only by a constant (-inf where both are)?"""
-    fx, fy = np.isfinite(x), np.isfinite(y)
-    both = fx & fy
-    with np.errstate(invalid="ignore"):
-        diff = x - y
-    spread = np.where(both, diff, -np.inf).max(axis=0) - np.where(both, diff, np.inf).min(axis=0)
-    return (fx == fy).all(axis=0) & (spread <= atol)
-
-
-def _viterbi_steps(starts, D, Eb, log_A, r, stop_early):
-    """Viterbi scores of all blocks from ``starts`` (N, B) into ``D[k, :, b]``.
-
-    With ``stop_early``, a block stops at the first checkpoint (steps 0, 1, 3, 7, ...)
-    where its new scores equal the stored ones up to a constant: from there on the
-    stored scores are right. Returns how many blocks ran to their end.
+    Returns ``(log_likelihood, counts)`` where ``counts`` is ``(start, transition,
+    emission)``: ``sum_t P(X_t = i, X_{t+1} = j | e)``, ``sum_{t: e_t = k} P(X_t = i | e)``
+    and ``P(X_1 = i | e)``; ``counts`` is None where the rescaled recursions cannot be
+    trusted (a message entry that lost precision, or a normaliser below ``floor``: redo
+    in logarithms).
+    Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
     """
-    N, L, B = Eb.shape
-    marks = set(_checkpoints(L))
-    blocks = np.arange(B)
-    buffer = np.empty((N, N, B))                        # scores[i, j, b]: from i to j
-    d = starts
-    for k in range(L):
-        if k == r:                                      # the last block has ended
-            keep = blocks < B - 1
-            blocks, d = blocks[keep], d[:, keep]
-        full = len(blocks) == B or (k >= r and len(blocks) == B - 1)
-        cols = slice(0, len(blocks)) if full else blocks
-        scores = np.add(d[:, None, :], log_A[:, :, None], out=buffer[:, :, :len(blocks)])
-        new = scores.max(axis=0)
-        new += Eb(k, cols)
-        if stop_early and k in marks:
-            moving = ~_parallel(new, D[k][:, cols])
-            if not moving.all():
-                blocks, new = blocks[moving], new[:, moving]
-                cols = blocks
-                if not blocks.size:
-                    return 0
-        D[k][:, cols] = new
-        d = new
-    return len(blocks)
-
-
-def _trace_back(D, log_A, path, last, end, todo):
-    """Trace the best path back again through the blocks ``todo`` from their corrected
-    last states ``end``; each stops as soon as it joins its previous trace."""
-    live = np.zeros(path.shape[1], dtype=bool)
-    live[todo] = True
-    state = end.copy()
-    for k in range(path.shape[0] - 1, -1, -1):
-        active = np.flatnonzero(live & (last >= k))    # the last block may be shorter
-        going = active[last[active] > k]               # blocks already being traced
-        if going.size:
-            state[going] = _argmax0(D[k][:, going] + log_A[:, path[k + 1, going]])
-            joined = going[state[going] == path[k, going]]
-            if joined.size:
-                live[joined] = False
-                active = active[live[active]]
-        if not live.any():
-            return
-        path[k, active] = state[active]
-
-
-def viterbi_blocks(n_steps, n_states):
-    """How many blocks Viterbi uses: about ``4 sqrt(n)``, blocks of at least 64 steps, and
-    at most ``32768 / N^2`` of them (one step handles an ``(N, N, B)`` array)."""
-    return int(max(1, min(VITERBI_SHORTER * np.sqrt(n_steps), n_steps // MIN_BLOCK,
-                           32768 // n_states ** 2)))
-
-
-class _StepScores:
-    """``table[:, obs[1 + b L + k]]`` for step ``k`` of blocks ``cols``, looked up when
-    needed (no ``T x N`` array); ``shape`` is ``(N, L, B)``."""
-
-    def __init__(self, table, index):
-        self.table, self.index = table, index            # index[k, b]: the symbol
-        self.shape = (table.shape[0],) + index.shape
-
-    def __call__(self, k, cols=slice(None)):
-        return np.take(self.table, self.index[k, cols], axis=1)
-
-
-def _blocked(model, obs, table):
-    """The step scores of every block (:class:`_StepScores`) and the sizes ``(B, L, r)``."""
-    n = len(obs) - 1
-    L = -(-n // viterbi_blocks(n, model.n_states))
-    B = -(-n // L)
-    r = n - (B - 1) * L
-    index = np.zeros((B, L), dtype=np.intp)              # index[b, k] = obs[1 + b L + k]
-    index.reshape(-1)[:n] = obs[1:]
-    return _StepScores(table, np.ascontiguousarray(index.T)), (B, L, r)
+    At, Bt, amin, emin = _arrays(model)
+    N = model.n_states
+    alpha = np.empty((len(obs), N))
+    ll, exact = _forward(model.start, At, Bt, obs, amin, alpha)
+    if not exact:
+        return float(ll), None
+    start, transition, emission = np.zeros(N), np.zeros((N, N)), np.zeros((model.n_symbols, N))
+    if not _counts(model.transition, Bt, obs, amin, emin, alpha, floor, transition, emission, start):
+        return float(ll), None
+    return float(ll), (start, model.transition * transition, emission.T)
 
 
 def viterbi(model, obs):
-    """Most likely state sequence and its log joint probability (fast, blocked).
-
-    Same result as :func:`lib.hmm.reference.viterbi` (up to exact ties). All blocks run the
-    Viterbi recursion at once, each from a guessed starting score (zeros). In
-    (max, +) arithmetic the scores soon stop depending on where they started,
-    except for an added constant, and such a constant changes no ``argmax``. So
-    the guesses are corrected in a few cheap rounds: restart every block from the
-    end scores of the block before it, until the new scores agree (up to a
-    constant) with the stored ones. The path is traced back the same way: every
-    block from a guessed last state, then corrected until the traces join.
-    Used in: Chapter 8, section "Making it fast".
-    """
-    N, T = model.n_states, len(obs)
+    """Most likely state sequence and its log joint probability, as
+    :func:`lib.hmm.reference.viterbi` (the same first maximum at ties; ``-inf`` when no
+    path can produce the sequence). Used in: Chapter 8, section "Making it fast"."""
+    N = model.n_states
     with np.errstate(divide="ignore"):
-        log_A = np.log(model.transition)
-        log_B = np.log(model.emission)
-        first = np.log(model.start) + log_B[:, obs[0]]
-    if T == 1:
-        return np.array([first.argmax()]), float(first.max())
-    Eb, (B, L, r) = _blocked(model, obs, log_B)
-    last = np.full(B, L - 1)
-    last[-1] = r - 1                                    # last step of each block
-    # forward scores D[k, :, b], right up to a constant per (k, b)
-    starts = np.zeros((N, B))
-    starts[:, 0] = first
-    D = np.empty((L, N, B))
-    _viterbi_steps(starts, D, Eb, log_A, r, stop_early=False)
-    exact = False                                       # scores from exact block products?
-    for attempt in range(MAX_ROUNDS + 1):
-        wanted = np.column_stack([first, D[last[:-1], :, np.arange(B - 1)].T])
-        if _parallel(wanted, starts).all():
-            break
-        starts = wanted
-        moving = _viterbi_steps(starts, D, Eb, log_A, r, stop_early=True)
-        if attempt == MAX_ROUNDS or (N <= EXACT_MAX_STATES and moving > B // 8):
-            # scores that do not forget their start (a chain that rarely switches)
-            if N > EXACT_MAX_STATES:                    # (N^3 per step would cost more)
-                with np.errstate(divide="ignore"):
-                    return reference.viterbi(np.log(model.start), log_A, log_B.T[obs])
-            _viterbi_steps(_exact_starts(first, Eb, log_A), D, Eb, log_A, r, stop_early=True)
-            exact = True
-            break
-    # trace back: D[k, :, b] + log_A[:, j] scores the predecessors of state j
-    # (after exact block products the traces will not join either: compose pointers at once)
-    end = _exact_ends(D, log_A, r) if exact else _argmax0(D[last, :, np.arange(B)].T)
-    path = np.empty((L, B), dtype=np.intp)
-    state = end.copy()
-    for k in range(L - 1, -1, -1):
-        if k < L - 1:                                   # best predecessor at step k
-            state = _argmax0(D[k] + log_A[:, state])
-        if k == r - 1:                                  # the last block ends here
-            state[-1] = end[-1]
-        path[k] = state
-    for attempt in range(0 if exact else MAX_ROUNDS + 1):   # correct the guesses
-        before = _argmax0(D[last[:-1], :, np.arange(B - 1)].T + log_A[:, path[0, 1:]])
-        todo = np.flatnonzero(before != end[:-1])
-        if not todo.size:
-            break
-        end[todo] = before[todo]
-        _trace_back(D, log_A, path, last, end, todo)
-    else:      # traces that do not join within a block
-        if not exact:
-            end = _exact_ends(D, log_A, r)
-            _trace_back(D, log_A, path, last, end, np.arange(B))
-    del D, Eb                                           # (only the path is needed now)
-    state_0 = int((first + log_A[:, path[0, 0]]).argmax())
-    states = np.empty(1 + B * L, dtype=np.intp)
-    states[0] = state_0
-    states[1:].reshape(B, L)[...] = path.T
-    states = states[:T]
-    log_p = (first[state_0] + np.take(log_A, states[:-1] * N + states[1:]).sum()      # (flat
-             + np.take(log_B, states[1:] * log_B.shape[1] + obs[1:]).sum())      #  indices)
-    return states, float(log_p)
+        log_start, log_At, log_Bt = (np.log(model.start), np.log(model.transition.T),
+                                     np.log(model.emission.T))
+    kind = np.int8 if N <= 127 else np.int16 if N <= 32767 else np.int32
+    back = np.empty((len(obs), N), dtype=kind)
+    path = np.empty(len(obs), dtype=np.intp)
+    log_p = _viterbi(log_start, np.ascontiguousarray(log_At), np.ascontiguousarray(log_Bt),
+                     obs, back, path)
+    return path, float(log_p)
 
+
+def log_messages(model, obs, need_beta=True):
+    """``(log_alpha, log_beta)``: unnormalised messages in logarithms (``log_beta`` is
+    None without ``need_beta``), as :func:`lib.hmm.reference.forward_log` / ``backward_log``."""
+    A = model.transition
+    with np.errstate(divide="ignore"):
+        log_start, log_A, log_Bt = (np.log(model.start), np.log(A),
+                                    np.ascontiguousarray(np.log(model.emission.T)))
+    log_alpha = np.empty((len(obs), model.n_states))
+    _forward_log(log_start, np.ascontiguousarray(A.T), np.ascontiguousarray(log_A.T), log_Bt, obs, log_alpha)
+    if not need_beta:
+        return log_alpha, None
+    log_beta = np.empty_like(log_alpha)
+    _backward_log(A, log_A, log_Bt, obs, log_beta)
+    return log_alpha, log_beta

@@ -1,19 +1,16 @@
-"""The :class:`HMM` estimator of Chapter 8: checks its inputs, then runs the fast
-recursions of :mod:`lib.hmm.fast` (or, where products could underflow, the log-space
-ones of :mod:`lib.hmm.reference`). Its ``*_plain`` methods run the reference versions
-that the chapter shows.
+"""The :class:`HMM` estimator of Chapter 8: checks its inputs, then runs the compiled
+recursions of :mod:`lib.hmm.fast`. Its ``*_plain`` methods run the reference versions
+of :mod:`lib.hmm.reference` that the chapter shows.
 
 Which implementation runs:
 
-* ``forward``/``filter``/``log_likelihood``/``backward``/``smooth``/``fit`` use the fast
-  rescaled recursions, and keep their result when no term of any step can have
-  fallen below 1e-300 (so nothing was lost to underflow): either by construction (every
-  transition possible and the smallest transition and emission ratios far from zero,
-  :meth:`HMM._safe_by_construction`), or as checked afterwards on the messages
-  (:meth:`HMM._exact`: smallest positive message entry times the smallest step factors).
-  Otherwise (entries near 1e-200, or evidence that drives a state's share that low)
-  the sequence is redone with the recursions in logarithms, which agree with log-space
-  enumeration.
+* ``forward``/``filter``/``log_likelihood``/``backward``/``smooth``/``fit`` use the
+  compiled rescaled recursions, and keep their result when the loops found it exact:
+  every positive message entry at least 1e-280 before rescaling, and no entry zero
+  merely by underflow (see :mod:`lib.hmm.fast`). Otherwise (entries near 1e-290 in the
+  model, or evidence that drives a state's share that low) the sequence is redone with
+  the compiled recursions in logarithms (:func:`lib.hmm.fast.log_messages`), which
+  agree with log-space enumeration.
 * ``viterbi`` works with logarithms throughout.
 
 Evidence of probability zero (no state path can produce the sequence) raises
@@ -29,7 +26,6 @@ from lib._validation import (NotFittedError, check_array, check_probability_vect
 
 from . import fast, reference
 
-_LOG_FLOOR_TERM = np.log(1e-300)   # every positive product in a recursion stays above this
 _FLOOR_PRODUCT = 1e-280             # smallest sum of alpha * beta (or of xi) trusted
 
 
@@ -49,13 +45,13 @@ def _check_symbols(obs, n_symbols, name="obs"):
     if a.min() < 0 or a.max() >= n_symbols:
         raise ValueError(f"{name} must hold symbols in 0..{n_symbols - 1}, "
                          f"got values from {a.min():g} to {a.max():g}")
-    return a.astype(np.intp, copy=False)
+    return np.ascontiguousarray(a, dtype=np.intp)     # (one compiled version of each loop)
 
 
 def _impossible(model, obs, log_alpha=None):
     """The error for a sequence of probability zero, naming the first impossible step."""
     if log_alpha is None:
-        log_alpha = model._log_forward(obs)
+        log_alpha = fast.log_messages(model, obs, need_beta=False)[0]
     t = int(np.argmax(np.all(np.isneginf(log_alpha), axis=1)))
     after = f" after the {t} symbols before it" if t else " as the first symbol"
     return ImpossibleEvidenceError(
@@ -72,20 +68,6 @@ def _gamma(alpha, beta, logs, out=None):
         return gamma
     log_gamma = logs[0] + logs[1]
     return np.exp(log_gamma - logsumexp(log_gamma, axis=1, keepdims=True))
-
-
-def _row_dots(left, matrix, right, chunk=1 << 16):
-    """``(left[t] @ matrix) . right[t]`` for every row ``t``, a chunk of rows at a time
-    (no temporary as large as ``left``)."""
-    out = np.empty(len(left))
-    for s in range(0, len(left), chunk):
-        out[s:s + chunk] = np.einsum("ti,ti->t", left[s:s + chunk] @ matrix, right[s:s + chunk])
-    return out
-
-
-def _min_positive(m):
-    """The smallest positive entry of each row of ``m`` (``inf`` for a row of zeros)."""
-    return np.where(m > 0, m, np.inf).min(axis=1)
 
 
 def _normalise_rows(counts, previous):
@@ -155,41 +137,6 @@ class HMM:
         with np.errstate(divide="ignore"):
             return np.log(self.start), np.log(self.transition), np.log(self.emission.T)[obs]
 
-    def _safe_by_construction(self):
-        """True when no rescaled message can have a positive entry that is tiny: every
-        transition is possible (so every state keeps at least ``min A * (smallest emission
-        ratio)`` of the message at every step) and these bounds keep every term of every
-        step far above the smallest double. Then nothing needs checking afterwards."""
-        A, E = self.transition, self.emission
-        if not np.all(A > 0):
-            return False
-        top = E.max(axis=0)
-        positive = np.where(E > 0, E, np.inf)
-        used = top > 0
-        ratio = (positive.min(axis=0)[used] / top[used]).min()
-        return 2 * np.log(A.min()) + np.log(ratio) + np.log(positive.min()) >= _LOG_FLOOR_TERM + 46
-
-    def _exact(self, obs, alpha, beta, ll):
-        """Are the rescaled messages free of underflow? True when every positive term
-        ``alpha_t(i) A_ij E_{t+1}(j)`` (and ``A_ij E_{t+1}(j) beta_{t+1}(j)``) of every
-        step was at least 1e-300, so no term was lost or rounded as a subnormal, and the
-        products ``alpha * beta`` behind the smoothed marginals are not too small."""
-        if not np.isfinite(ll) or not np.all(np.isfinite(alpha)):
-            return False                         # (an impossible sequence is confirmed in logs)
-        with np.errstate(divide="ignore"):
-            log_E = np.log(_min_positive(self.emission.T))        # per symbol
-            log_A = np.log(_min_positive(self.transition.ravel()[None]))[0]
-            if np.log(_min_positive(self.start[None]))[0] + log_E[obs[0]] < _LOG_FLOOR_TERM:
-                return False
-            step = log_A + log_E[obs[1:]]
-            for m in (alpha, beta):
-                if m is not None and np.any(np.log(_min_positive(m[:-1] if m is alpha else m[1:]))
-                                            + step < _LOG_FLOOR_TERM):
-                    return False
-        if beta is None:
-            return True
-        return bool(np.all(np.isfinite(beta))) and (alpha * beta).sum(axis=1).min() >= _FLOOR_PRODUCT
-
     # ------------------------------------------------------------------ sampling
     def sample(self, n_steps, rng=None):
         """Draw ``(states, symbols)``, two integer arrays of length ``n_steps``.
@@ -243,9 +190,6 @@ class HMM:
         return reference.viterbi(*self._logs(obs))
 
     # -------------------------------------------------------------- fast versions
-    def _log_forward(self, obs):
-        return reference.forward_log(*self._logs(obs))
-
     def _forward_backward_many(self, seqs, need_beta=True):
         """``[(alpha, beta, log_likelihood, logs), ...]`` for checked sequences.
 
@@ -255,33 +199,44 @@ class HMM:
         ``(log_alpha, log_beta)`` (unnormalised). An impossible sequence has
         ``log_likelihood == -inf``.
         """
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if need_beta:
-                results = [r + (None,) for r in fast.forward_backward_many(self, seqs)]
-            else:
-                results = [(alpha, None, ll, None) for alpha, ll in (fast.forward(self, o) for o in seqs)]
-        safe = self._safe_by_construction()
-        for i, obs in enumerate(seqs):
-            if (safe and np.isfinite(results[i][2]) and self._first_is_exact(obs)) \
-                    or self._exact(obs, *results[i][:3]):
+        results = []
+        for obs in seqs:
+            alpha, ll, exact = fast.forward(self, obs)
+            beta = None
+            if exact and need_beta:
+                beta, exact = fast.backward(self, obs)
+                exact = exact and np.einsum("ti,ti->t", alpha, beta).min() >= _FLOOR_PRODUCT
+            results.append((alpha, beta, ll, None))
+            if exact:
                 continue
-            log_alpha, log_beta = self._log_messages(obs, need_beta)
+            log_alpha, log_beta = fast.log_messages(self, obs, need_beta)
             ll = float(logsumexp(log_alpha[-1]))
             if not np.isfinite(ll):
-                results[i] = (log_alpha, None, -np.inf, None)
+                results[-1] = (log_alpha, None, -np.inf, None)
                 continue
             beta = None if log_beta is None else np.exp(log_beta - logsumexp(log_beta, axis=1, keepdims=True))
-            results[i] = (np.exp(log_alpha - logsumexp(log_alpha, axis=1, keepdims=True)), beta, ll,
+            results[-1] = (np.exp(log_alpha - logsumexp(log_alpha, axis=1, keepdims=True)), beta, ll,
                           (log_alpha, log_beta))
         return results
 
-    def _log_messages(self, obs, need_beta=True):
-        """``(log_alpha, log_beta)``: the unnormalised messages, in logarithms."""
-        log_start, log_A, log_E = self._logs(obs)
-        log_alpha = reference.forward_log(log_start, log_A, log_E)
-        if not need_beta or not np.isfinite(log_alpha[-1]).any():
-            return log_alpha, None
-        return log_alpha, reference.backward_log(log_A, log_E)
+    def _expected_counts(self, obs):
+        """One sequence's E step: ``(log_likelihood, (start, transition, emission))``
+        expected counts, from the compiled rescaled recursions (:func:`lib.hmm.fast.expected_counts`)
+        or, where those cannot be trusted, from the messages in logarithms."""
+        log_likelihood, counts = fast.expected_counts(self, obs, _FLOOR_PRODUCT)
+        if counts is not None:
+            return log_likelihood, counts
+        alpha, beta, log_likelihood, logs = self._forward_backward_many([obs])[0]
+        if log_likelihood == -np.inf:
+            raise _impossible(self, obs, alpha)
+        transition = np.zeros((self.n_states, self.n_states))
+        if logs is None and len(obs) > 1:       # (the rescaled messages were exact after all)
+            logs = fast.log_messages(self, obs)
+        if len(obs) > 1:
+            transition = self._log_transition_counts(obs, *logs)
+        gamma = _gamma(alpha, beta, logs, out=alpha)          # smoothed P(X_t = i | all e)
+        emission = np.stack([np.bincount(obs, weights=g, minlength=self.n_symbols) for g in gamma.T])
+        return log_likelihood, (gamma[0], transition, emission)
 
     def _log_transition_counts(self, obs, log_alpha, log_beta):
         """``sum_t P(X_t = i, X_{t+1} = j | e)`` from the log messages, chunk by chunk."""
@@ -293,11 +248,6 @@ class HMM:
             x = before[s:s + 4096, :, None] + log_A + after[s:s + 4096, None, :]
             counts += np.exp(x - total).sum(axis=0)
         return counts
-
-    def _first_is_exact(self, obs):
-        """The first step's products ``start_i * E_1(i)`` are far from underflow."""
-        first = self.start * self.emission[:, obs[0]]
-        return first.sum() >= 1e-250
 
     def _checked_forward_backward(self, obs, need_beta=True):
         obs = _check_symbols(obs, self.n_symbols)
@@ -312,12 +262,10 @@ class HMM:
         Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
         """
         obs = _check_symbols(obs, self.n_symbols)
-        if self._safe_by_construction() and self._first_is_exact(obs):
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                ll = fast.log_likelihood(self, obs)
-            if np.isfinite(ll):
-                return ll
-        return self._forward_backward_many([obs], need_beta=False)[0][2]
+        ll, exact = fast.log_likelihood(self, obs)
+        if exact:
+            return ll
+        return float(logsumexp(fast.log_messages(self, obs, need_beta=False)[0][-1]))
 
     def forward(self, obs):
         """Filtered distributions and log-likelihood: fast version of :meth:`forward_plain`.
@@ -413,28 +361,12 @@ class HMM:
             transition_counts = np.zeros((N, N))
             emission_counts = np.zeros((N, M))
             total = 0.0
-            for obs, (alpha, beta, log_likelihood, logs) in zip(
-                    sequences, self._forward_backward_many(sequences)):
-                if log_likelihood == -np.inf:
-                    raise _impossible(self, obs, alpha)
+            for obs in sequences:
+                log_likelihood, counts = self._expected_counts(obs)
                 total += log_likelihood
-                if logs is None and len(obs) > 1:
-                    # xi_t(i, j) is proportional to alpha_t(i) A_ij E_{t+1}(j) beta_{t+1}(j)
-                    w = self._likelihoods(obs[1:])
-                    w *= beta[1:]
-                    norm = _row_dots(alpha[:-1], self.transition, w)  # sum_ij alpha A_ij w
-                    if norm.min() >= _FLOOR_PRODUCT:
-                        alpha[:-1] /= norm[:, None]           # (rows of gamma are renormalised)
-                        transition_counts += self.transition * (alpha[:-1].T @ w)
-                    else:                                     # too small: use logarithms
-                        logs = self._log_messages(obs)
-                    del w
-                if logs is not None and len(obs) > 1:
-                    transition_counts += self._log_transition_counts(obs, *logs)
-                gamma = _gamma(alpha, beta, logs, out=alpha)  # smoothed P(X_t = i | all e)
-                start_counts += gamma[0]
-                for i in range(N):
-                    emission_counts[i] += np.bincount(obs, weights=gamma[:, i], minlength=M)
+                start_counts += counts[0]
+                transition_counts += counts[1]
+                emission_counts += counts[2]
             history.append(total)
             self.start = start_counts / start_counts.sum()
             self.transition = _normalise_rows(transition_counts, self.transition)
