@@ -28,7 +28,7 @@ TREE = ROOT / "_build" / "launch-tree"
 # on this machine's Python. The set-up cell must leave every one of them as it is.
 COLAB = ["ipykernel==6.17.1", "jupyter_client==7.4.9", "ipywidgets==7.7.1", "ipython==7.34.0",
          "notebook==6.5.7", "traitlets==5.7.1", "tornado==6.4.2", "numpy==2.0.2", "scipy==1.14.1",
-         "matplotlib==3.10.0", "pandas==2.2.2"]
+         "matplotlib==3.10.0", "pandas==2.2.2", "numba==0.60.0"]
 
 # Where the kernels find the 20 Newsgroups archive (Chapter 5), as in the Makefile.
 DATA = os.environ.get("BAYES_COURSE_DATA") or str((ROOT.parent / "shared" / "data").resolve())
