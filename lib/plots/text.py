@@ -6,7 +6,6 @@ calibration bins).
 import numpy as np
 from scipy.special import logsumexp
 
-from lib.evaluation import expected_calibration_error, reliability_bins
 from lib.plotting import new_figure
 from lib.text import word_contributions
 
@@ -73,6 +72,8 @@ def plot_reliability(confidence, correct, n_bins=10):
     examples per bin on a logarithmic axis, with the overall mean confidence and
     accuracy. Used in: Chapter 5, section "Are the posteriors believable?".
     """
+    from lib.evaluation import expected_calibration_error, reliability_bins
+
     bins = reliability_bins(confidence, correct, n_bins)
     ece = expected_calibration_error(confidence, correct, n_bins)
     centres, width = (bins.edges[:-1] + bins.edges[1:]) / 2, 1 / n_bins
