@@ -529,6 +529,17 @@ def test_figures_of_chapter_4_draw():
         assert fig.axes and (fig.axes[0].lines or fig.axes[0].patches)
 
 
+def test_loo_mistakes_figure_rings_the_wrong_examples():
+    from lib.plots.naive_bayes import plot_loo_mistakes
+
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    y = np.array(["a", "a", "b", "b"])
+    fig = plot_loo_mistakes(X, y, [y, np.array(["a", "b", "b", "a"])], ["first", "second"])
+    assert [ax.get_title() for ax in fig.axes] == ["first: 0 wrong of 4", "second: 2 wrong of 4"]
+    rings = fig.axes[1].collections[-1].get_offsets()
+    assert np.asarray(rings).tolist() == [[1.0, 0.0], [5.0, 5.0]]
+
+
 def _unsorted_int_csr(dense, rng, duplicate=True):
     """``dense`` as an int64 CSR matrix with shuffled column indices in every row (the
     layout of CountVectorizer's fit_transform output) and, optionally, each stored value

@@ -13,7 +13,7 @@ from lib.text import (NaiveBayesText, NGramModel, classify_naive_bayes_text, con
                       count_matrix, learn_naive_bayes_text, learning_curve, most_indicative_words,
                       post_body, sentences, tokenize, word_contributions)
 from lib.plots.text import (plot_confusion_matrix, plot_event_models, plot_learning_curve,
-                            plot_text_posterior)
+                            plot_reliability, plot_text_posterior)
 
 DOCS = ["the goal the save the puck", "a puck and a goal", "orbit launch the moon", "the moon orbit orbit"]
 LABELS = ["hockey", "hockey", "space", "space"]
@@ -212,6 +212,18 @@ def test_plots_return_figures():
     curve = np.array([[0.2, 0.3], [0.5, 0.6]])
     assert isinstance(plot_learning_curve({"x": ([10, 100], curve)}, reference=(0.89, "89%")), Figure)
     assert isinstance(plot_event_models([10, 100], {"m": [0.2, 0.4]}), Figure)
+
+
+def test_reliability_figure_draws_the_bins():
+    confidence = np.array([0.95, 0.97, 0.99, 0.55, 0.62, 1.0])
+    correct = np.array([1, 0, 1, 1, 0, 1], dtype=bool)
+    fig = plot_reliability(confidence, correct, n_bins=5)
+    left, right = fig.axes
+    heights = [p.get_height() for p in left.patches]
+    assert heights == pytest.approx([1.0, 0.0, 0.75])  # the three non-empty bins of width 0.2
+    assert [p.get_height() for p in right.patches] == [0, 0, 1, 1, 4]
+    # ECE = (1/6)|1 - 0.55| + (1/6)|0 - 0.62| + (4/6)|0.75 - 0.9775| = 0.330
+    assert "ECE 0.330" in left.get_title()
 
 
 # ----------------------------------------------------------------- the real corpus

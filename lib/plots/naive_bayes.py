@@ -1,12 +1,15 @@
 """Figures of Chapter 4 ("Naive Bayes and Bayes classifiers"): the posterior under the
-m-estimate, evidence counted twice by a duplicated attribute, and each attribute's vote.
-The models come from :mod:`lib.naive_bayes`.
+m-estimate, evidence counted twice by a duplicated attribute, each attribute's vote, and
+the flowers two classifiers get wrong under leave-one-out. The models come from
+:mod:`lib.naive_bayes` (and :mod:`lib.evaluation` for the leave-one-out predictions).
 """
 import numpy as np
 
 from lib.naive_bayes import CategoricalNB, log_odds_weights
+from lib.plots.gaussian import _scatter
+from lib.plotting import new_figure
 
-__all__ = ["plot_posterior_vs_m", "plot_duplicated_evidence", "plot_evidence"]
+__all__ = ["plot_posterior_vs_m", "plot_duplicated_evidence", "plot_evidence", "plot_loo_mistakes"]
 
 
 def plot_posterior_vs_m(X, y, x_new, target, m_values, marks=(), reference=None):
@@ -75,4 +78,29 @@ def plot_evidence(model, x, names, positive, negative):
         ax.set_title(f"prior {bias:+.2f}, total log odds {bias + sum(votes):+.2f}", fontsize=9)
         ax.set_xlabel(f"log P(x_j | {positive}) / P(x_j | {negative})")
     fig.tight_layout()
+    return fig
+
+
+def plot_loo_mistakes(X, y, predictions, titles, labels=None,
+                      axis_labels=("petal length (cm)", "petal width (cm)")):
+    """Scatter of two-attribute data with the examples each classifier gets wrong ringed.
+
+    ``predictions`` is a list of prediction arrays (e.g. leave-one-out predictions from
+    :func:`lib.evaluation.leave_one_out_predict`), one panel each, with ``titles``;
+    a ring marks every example whose prediction differs from ``y``, and the panel's
+    title counts them. Used in: Chapter 4, section "Naive Bayes versus the multivariate
+    normal" (leave-one-out on Iris2).
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    classes = np.unique(y)
+    fig = new_figure((4.6 * len(predictions), 3.8))
+    axes = np.atleast_1d(fig.subplots(1, len(predictions), sharey=True))
+    for ax, predicted, title in zip(axes, predictions, titles):
+        wrong = np.asarray(predicted) != y
+        _scatter(ax, X, y, classes, labels)
+        ax.scatter(X[wrong, 0], X[wrong, 1], s=90, facecolor="none", edgecolor="k", lw=1.2,
+                   label="misclassified")
+        ax.set(title=f"{title}: {wrong.sum()} wrong of {y.size}", xlabel=axis_labels[0])
+    axes[0].set_ylabel(axis_labels[1])
+    axes[0].legend(fontsize=8, loc="upper left")
     return fig

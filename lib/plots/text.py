@@ -1,6 +1,7 @@
 """Figures of Chapter 5 ("Learning to classify text"): the confusion matrix, learning
-curves, event models compared and the classify-your-own-sentence explorer. The numbers
-come from :mod:`lib.text`.
+curves, the reliability diagram, event models compared and the classify-your-own-sentence
+explorer. The numbers come from :mod:`lib.text` (and :mod:`lib.evaluation` for the
+calibration bins).
 """
 import numpy as np
 from scipy.special import logsumexp
@@ -8,8 +9,8 @@ from scipy.special import logsumexp
 from lib.plotting import new_figure
 from lib.text import word_contributions
 
-__all__ = ["plot_confusion_matrix", "plot_learning_curve", "plot_event_models",
-           "plot_text_posterior"]
+__all__ = ["plot_confusion_matrix", "plot_learning_curve", "plot_reliability",
+           "plot_event_models", "plot_text_posterior"]
 
 
 def plot_confusion_matrix(matrix, names):
@@ -57,6 +58,43 @@ def plot_learning_curve(curves, reference=None):
     ax.set_ylabel("test accuracy")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_reliability(confidence, correct, n_bins=10):
+    """Reliability diagram (left) and histogram of the confidences (right).
+
+    ``confidence[i]``: the probability a classifier gave to its answer for example
+    ``i`` (its largest posterior); ``correct[i]``: whether the answer was right. Left,
+    per bin of :func:`lib.evaluation.reliability_bins`, the observed accuracy (bars)
+    against the diagonal of perfect calibration, with a dot at (mean confidence,
+    accuracy) of each bin and the expected calibration error in the title; right, the number of
+    examples per bin on a logarithmic axis, with the overall mean confidence and
+    accuracy. Used in: Chapter 5, section "Are the posteriors believable?".
+    """
+    from lib.evaluation import expected_calibration_error, reliability_bins
+
+    bins = reliability_bins(confidence, correct, n_bins)
+    ece = expected_calibration_error(confidence, correct, n_bins)
+    centres, width = (bins.edges[:-1] + bins.edges[1:]) / 2, 1 / n_bins
+    full = bins.count > 0
+    fig = new_figure((9, 3.9))
+    left, right = fig.subplots(1, 2)
+    left.bar(centres[full], bins.accuracy[full], width=width * 0.9, color="tab:blue",
+             label="observed accuracy")
+    left.plot(bins.confidence[full], bins.accuracy[full], "o", color="black", markersize=4,
+              label="(mean confidence, accuracy) of a bin")
+    left.plot([0, 1], [0, 1], "--", color="gray", label="calibrated")
+    left.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (largest posterior)",
+             ylabel="fraction classified correctly", title=f"reliability (ECE {ece:.3f})")
+    left.legend(loc="upper left", fontsize=8)
+    right.bar(centres, bins.count, width=width * 0.9, color="tab:gray", log=True)
+    mean_confidence, accuracy = float(np.mean(confidence)), float(np.mean(correct))
+    right.axvline(mean_confidence, color="black", label=f"mean confidence {mean_confidence:.3f}")
+    right.axvline(accuracy, color="tab:blue", linestyle="--", label=f"accuracy {accuracy:.3f}")
+    right.set(xlim=(0, 1), xlabel="confidence (largest posterior)", ylabel="number of examples",
+              title="how often each confidence occurs")
+    right.legend(loc="upper left", fontsize=8)
     return fig
 
 
