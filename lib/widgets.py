@@ -220,6 +220,29 @@ def _frame(fig, data):
             "suptitle": None if title is None else title.get_position()}
 
 
+def _draw_live(fig):
+    """Draw ``fig`` on its Agg canvas; only its moving artists when nothing else changed.
+
+    A plot function that updates its figure in place may list the artists it changes in
+    ``fig._lib_moving`` (set animated: a canvas draw leaves them out, ``savefig`` does
+    not) and describe everything else by a hashable ``fig._lib_background``. While that
+    key stays the same, the rest of the figure is restored from a copy of its pixels.
+    """
+    moving = getattr(fig, "_lib_moving", None)
+    if not moving:
+        fig.canvas.draw()
+        return
+    key = getattr(fig, "_lib_background", None)
+    if getattr(fig, "_lib_drawn_background", None) != (key, fig.dpi):
+        fig.canvas.draw()  # everything but the moving artists
+        fig._lib_pixels = fig.canvas.copy_from_bbox(fig.bbox)
+        fig._lib_drawn_background = (key, fig.dpi)
+    else:
+        fig.canvas.restore_region(fig._lib_pixels)
+    for artist in sorted(moving, key=lambda a: a.get_zorder()):
+        fig.draw_artist(artist)
+
+
 def _live_png(fig, values, frame):
     """A live redraw: one Agg draw at 1x, cut to the first image's box, fast zlib.
 
@@ -240,7 +263,7 @@ def _live_png(fig, values, frame):
     fig.set_dpi(CSS_PX_PER_IN)
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    _draw_live(fig)
     pixels = np.asarray(fig.canvas.buffer_rgba())
     height = pixels.shape[0]
     x0, y0, x1, y1 = (v * CSS_PX_PER_IN for v in frame["bbox"])

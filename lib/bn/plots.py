@@ -174,6 +174,11 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
     legend = ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
     label = next(t for t in legend.get_texts() if t.get_text().startswith("likelihood weighting"))
     fig._lib_evidence = {"net": net, "same": same, "marks": marks, "label": label}
+    # what a live redraw of another sample size changes (the rest is kept as pixels)
+    fig._lib_moving = [marks, legend]
+    fig._lib_background = (id(net), repr(same))
+    for artist in fig._lib_moving:
+        artist.set_animated(True)
     return fig
 
 

@@ -122,4 +122,9 @@ def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, fig=None):
     for ax in axes[1:]:
         ax.scatter(data[:, 0], data[:, 1], s=3, color="w", alpha=0.7)
     fig._lib_density = same
+    # what a live redraw changes (the true density and the frames are kept as pixels)
+    fig._lib_moving = [artist for ax in axes[1:] for artist in (ax.images[0], ax.collections[0], ax.title)]
+    fig._lib_background = same
+    for artist in fig._lib_moving:
+        artist.set_animated(True)
     return fig

@@ -274,4 +274,9 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, fig=
     hi = max(hist[-1][4], true_ll if true_ll is not None else -np.inf)
     b.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     fig._lib_em = (same, drawn, b.lines[0], a)
+    # what a live redraw of another iteration changes (the rest is kept as pixels)
+    fig._lib_moving = [drawn[0], *drawn[1], drawn[2], b.lines[0], a.title]
+    fig._lib_background = same
+    for artist in fig._lib_moving:
+        artist.set_animated(True)
     return fig

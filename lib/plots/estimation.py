@@ -5,7 +5,7 @@ import numpy as np
 from scipy.special import betaln
 
 from lib.estimation import BetaPosterior, bernoulli_log_likelihood, mle_bernoulli
-from lib.plotting import new_figure
+from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian"]
 
@@ -47,7 +47,7 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, fig=None):
     The callback of Chapter 2's interactive figure (section "Explore: prior plus
     data"); it draws quickly (a few hundred points). Estimates that do not exist
     (no data for the MLE, no mode for the MAP) are left out and noted in the legend.
-    ``fig``: a figure this function drew before; its axes are cleared and drawn again
+    ``fig``: a figure this function drew before; what its axes show is drawn again
     (a live redraw, see :func:`lib.widgets.interactive_figure`).
     """
     prior = BetaPosterior(a, b)
@@ -55,7 +55,7 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, fig=None):
     theta = np.linspace(0, 1, 301)[1:-1]
     if getattr(fig, "_lib_beta", False):  # a live redraw: the same axes, drawn again
         ax = fig.axes[0]
-        ax.cla()
+        clear_data(ax)
     else:
         fig = new_figure((6.4, 3.6))
         ax = fig.subplots()

@@ -4,7 +4,7 @@ the polynomial-degree explorer. The numbers come from :mod:`lib.mdl`.
 import numpy as np
 
 from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
-from lib.plotting import new_figure
+from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl"]
 
@@ -56,7 +56,7 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
 
     The callback of Chapter 3's interactive figure (section "Explore: sample size and
     noise"); it regenerates the data with ``np.random.default_rng(seed)``. ``fig``: a
-    figure this function drew before; its two axes are cleared and drawn again (a live
+    figure this function drew before; what its two axes show is drawn again (a live
     redraw, see :func:`lib.widgets.interactive_figure`).
     """
     x, y = polynomial_data(n, noise, np.random.default_rng(seed))
@@ -67,8 +67,7 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["k"], n)))]
     if getattr(fig, "_lib_mdl", False):  # a live redraw: the same axes, drawn again
         ax0, ax1 = fig.axes
-        ax0.cla()
-        ax1.cla()
+        clear_data(ax0, ax1)
     else:
         fig = new_figure((9, 3.4))
         ax0, ax1 = fig.subplots(1, 2)

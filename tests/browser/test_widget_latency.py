@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
 OUT = ROOT / "benchmarks" / "out" / "widgets.json"
 TARGET_MS = 150
-WARM_UP = 2       # new values drawn before the counted ones
+WARM_UP = 1       # new values drawn before the counted ones (the first press after loading)
 PRESSES = 10      # counted presses per figure (fewer when the control has fewer values)
-MIN_RUNS = 3
+MIN_RUNS = 2      # Chapter 8 chooses among 4 sequences: 3 new values, 1 of them warm-up
 MAX_KEYS = 40     # key presses per figure at most (revisits and ends of range included)
 
 # In the page: the figures (with the cell that shows their controls), the chosen control,
