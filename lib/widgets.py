@@ -9,8 +9,15 @@ settings, told apart by :func:`static_build`:
   ipywidgets controls; each change redraws the image in place. A redraw runs while the
   kernel is busy, so the front-end holds back further slider values and then sends only
   the latest one (ipywidgets' message throttling): a drag never queues up redraws.
-  A redraw keeps the first image's size and box (one render, 1x PNG); when the first
-  draw took over ``SLOW_S`` seconds, sliders update on release only.
+  A redraw keeps the first image's size and box: one Agg draw at 1x, no layout pass,
+  fast zlib; images already drawn come from a cache (``LIVE_CACHE`` per figure). When
+  the first draw took over ``SLOW_S`` seconds, sliders update on release only.
+  **Fast updates** (issue 17: a key press answered within 150 ms): a plot function may
+  take a keyword ``fig``; it is then called with the figure it returned last and may
+  update that figure's artists in place and return it (or return a new figure). It may
+  also list the artists it changes in ``fig._lib_moving`` (set animated) with a key of
+  everything else in ``fig._lib_background``: while the key is unchanged only those
+  artists are drawn again, over a copy of the rest (see ``_draw_live``).
 - **static build** (the website: the environment variable ``BAYES_COURSE_STATIC=1``,
   set by the site's Sphinx extension ``_ext/static_frames.py`` for the kernels the book
   build starts): the figure is also rendered for a curated set of control values
@@ -352,7 +359,9 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
     plot : callable
         A ``lib`` function that takes keyword arguments and returns a matplotlib
         ``Figure``. It is called once with the controls' default values (the static
-        image) and again, with the new values, whenever a control changes.
+        image) and again, with the new values, whenever a control changes. If it takes
+        a keyword ``fig``, live redraws pass the figure it returned before, for it to
+        update in place (the fast-update protocol, module docstring).
     controls : dict
         Maps keyword names of ``plot`` to ipywidgets value widgets
         (``IntSlider``, ``Dropdown``, ``ToggleButtons``, ...).
