@@ -232,6 +232,7 @@ def main():
             run("book_speed.py")
         if not args.only:
             run("bench_grading.py")
+            run("widget_latency.py")  # browser: key press to new image -> out/widgets.json
     rows = []
     for m in MODULES:
         runs = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{m}.run*.json"))]

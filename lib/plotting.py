@@ -31,7 +31,7 @@ from matplotlib.transforms import Bbox
 from matplotlib.text import Text
 from PIL import Image, PngImagePlugin
 
-__all__ = ["new_figure", "figure_png", "figure_image", "MIN_FONT_PT", "CSS_PX_PER_IN",
+__all__ = ["new_figure", "clear_data", "figure_png", "figure_image", "MIN_FONT_PT", "CSS_PX_PER_IN",
            "PIXEL_RATIO", "PHONE_COLUMN_PX", "max_width_in", "png_info"]
 
 MIN_FONT_PT = 9.0        # smallest text drawn in any figure
@@ -166,6 +166,24 @@ def _register_png_formatter():
     for event in ("pre_run_cell", "post_execute"):
         if ensure.__name__ not in {getattr(f, "__name__", "") for f in shell.events.callbacks[event]}:
             shell.events.register(event, ensure)
+
+
+def clear_data(*axes):
+    """Remove what was drawn on ``axes`` (lines, bars, collections, texts, images, legend)
+    but keep the axes themselves: their ticks, labels and place in the figure.
+
+    Much cheaper than ``ax.cla()``; for plot functions that redraw their own figure in
+    place (the fast-update protocol of :func:`lib.widgets.interactive_figure`; first
+    used by ``lib.plots.estimation.plot_beta_update``).
+    """
+    for ax in axes:
+        for container in list(ax.containers):  # bar charts: their patches too
+            container.remove()
+        for artist in [*ax.lines, *ax.patches, *ax.collections, *ax.texts, *ax.images]:
+            artist.remove()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        ax.relim()  # data limits from what is drawn next
 
 
 def new_figure(figsize=(6.4, 3.6), **kwargs):

@@ -9,8 +9,15 @@ settings, told apart by :func:`static_build`:
   ipywidgets controls; each change redraws the image in place. A redraw runs while the
   kernel is busy, so the front-end holds back further slider values and then sends only
   the latest one (ipywidgets' message throttling): a drag never queues up redraws.
-  A redraw keeps the first image's size and box (one render, 1x PNG); when the first
-  draw took over ``SLOW_S`` seconds, sliders update on release only.
+  A redraw keeps the first image's size and box: one Agg draw at 1x, no layout pass,
+  fast zlib; images already drawn come from a cache (``LIVE_CACHE`` per figure). When
+  the first draw took over ``SLOW_S`` seconds, sliders update on release only.
+  **Fast updates** (issue 17: a key press answered within 150 ms): a plot function may
+  take a keyword ``fig``; it is then called with the figure it returned last and may
+  update that figure's artists in place and return it (or return a new figure). It may
+  also list the artists it changes in ``fig._lib_moving`` (set animated) with a key of
+  everything else in ``fig._lib_background``: while the key is unchanged only those
+  artists are drawn again, over a copy of the rest (see ``_draw_live``).
 - **static build** (the website: the environment variable ``BAYES_COURSE_STATIC=1``,
   set by the site's Sphinx extension ``_ext/static_frames.py`` for the kernels the book
   build starts): the figure is also rendered for a curated set of control values
@@ -24,17 +31,22 @@ label, alt text) must have exactly one display output.
 """
 import base64
 import html
+import inspect
+import io
 import itertools
 import json
 import os
 import time
 
 import ipywidgets as widgets
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Image, display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from PIL import Image as PILImage, PngImagePlugin
 
-from .plotting import figure_image, png_info
+from .plotting import CSS_PX_PER_IN, MIN_FONT_PT, figure_image, png_info
 
 __all__ = ["interactive_figure", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
 
@@ -42,6 +54,7 @@ STATIC_ENV = "BAYES_COURSE_STATIC"
 FRAME_BUDGET = 48   # frames per figure on the website (each ~30-60 KB, ~0.2 s to draw)
 SWEEP_FRAMES = 21   # values of the main control when ``frames`` does not list them
 SLOW_S = 1.0        # first draw (about 3 renders) slower than this: sliders update on release
+LIVE_CACHE = 64     # live images kept per figure, by control values (a drag back and forth)
 
 
 def static_build():
@@ -173,17 +186,124 @@ def _draw(plot, values, fixed, **png):
     return figure_image(fig, {k: _plain(v) for k, v in values.items()}, **png)
 
 
+def _key(values):
+    return json.dumps({k: _plain(v) for k, v in values.items()}, sort_keys=True)
+
+
+def _accepts_fig(plot):
+    """Whether ``plot`` takes ``fig=`` (the fast-update protocol, see ``interactive_figure``)."""
+    try:
+        return "fig" in inspect.signature(plot).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: no signature to read
+        return False
+
+
+def _raise_fonts(fig):
+    """Text under ``MIN_FONT_PT`` raised to it: what ``figure_png`` does, without making
+    the ticks that ``findobj`` would create (ticks made at draw time copy the first one)."""
+    texts = list(fig.texts) + [t for t in (getattr(fig, "_suptitle", None),) if t is not None]
+    for ax in fig.axes:
+        texts += [*ax.texts, ax.title, ax._left_title, ax._right_title]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [*legend.get_texts(), legend.get_title()]
+        for axis in ax._axis_map.values():
+            texts += [axis.label, axis.offsetText]
+            for tick in [*axis.majorTicks, *axis.minorTicks]:
+                texts += [tick.label1, tick.label2]
+    for text in texts:
+        if text.get_fontsize() < MIN_FONT_PT:
+            text.set_fontsize(MIN_FONT_PT)
+
+
+def _frame(fig, data):
+    """What every live redraw keeps of the first image ``data`` of ``fig``: figure size,
+    box (inches), pixel shape, and where the layout put the axes."""
+    info = png_info(data)
+    shape = PILImage.open(io.BytesIO(data)).size[::-1]
+    title = getattr(fig, "_suptitle", None)
+    return {"size": info["lib.size_in"], "bbox": info["lib.bbox_in"], "shape": shape,
+            "positions": [ax.get_position(original=False) for ax in fig.axes],
+            "suptitle": None if title is None else title.get_position()}
+
+
+def _draw_live(fig):
+    """Draw ``fig`` on its Agg canvas; only its moving artists when nothing else changed.
+
+    A plot function that updates its figure in place may list the artists it changes in
+    ``fig._lib_moving`` (set animated: a canvas draw leaves them out, ``savefig`` does
+    not) and describe everything else by a hashable ``fig._lib_background``. While that
+    key stays the same, the rest of the figure is restored from a copy of its pixels.
+    """
+    moving = getattr(fig, "_lib_moving", None)
+    if not moving:
+        fig.canvas.draw()
+        return
+    key = getattr(fig, "_lib_background", None)
+    if getattr(fig, "_lib_drawn_background", None) != (key, fig.dpi):
+        fig.canvas.draw()  # everything but the moving artists
+        fig._lib_pixels = fig.canvas.copy_from_bbox(fig.bbox)
+        fig._lib_drawn_background = (key, fig.dpi)
+    else:
+        fig.canvas.restore_region(fig._lib_pixels)
+    for artist in sorted(moving, key=lambda a: a.get_zorder()):
+        fig.draw_artist(artist)
+
+
+def _live_png(fig, values, frame):
+    """A live redraw: one Agg draw at 1x, cut to the first image's box, fast zlib.
+
+    ``frame`` (see ``_frame``): a new figure takes the first one's size and, when it has
+    as many axes, their positions (no layout pass); a figure updated in place by the
+    plot function (the fast-update protocol) keeps its own.
+    """
+    _raise_fonts(fig)  # also text that an update in place has added
+    if not getattr(fig, "_lib_live", False):
+        fig.set_size_inches(frame["size"])
+        if len(fig.axes) == len(frame["positions"]):
+            for ax, position in zip(fig.axes, frame["positions"]):
+                ax.set_position(position)
+            if frame["suptitle"] is not None and getattr(fig, "_suptitle", None) is not None:
+                fig._suptitle.set_position(frame["suptitle"])
+            fig.set_layout_engine("none")
+        fig._lib_live = True
+    fig.set_dpi(CSS_PX_PER_IN)
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    _draw_live(fig)
+    pixels = np.asarray(fig.canvas.buffer_rgba())
+    height = pixels.shape[0]
+    x0, y0, x1, y1 = (v * CSS_PX_PER_IN for v in frame["bbox"])
+    shape = tuple(frame["shape"])  # the first image's pixels exactly
+    out = np.empty(shape + (3,), np.uint8)  # the box may stick out of the figure
+    out[:] = (np.array(matplotlib.colors.to_rgb(fig.get_facecolor())) * 255).round().astype(np.uint8)
+    top, left = int(round(height - y1)), int(round(x0))
+    rows = slice(max(top, 0), min(top + shape[0], height))
+    cols = slice(max(left, 0), min(left + shape[1], pixels.shape[1]))
+    out[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left] = pixels[rows, cols, :3]
+    info = PngImagePlugin.PngInfo()
+    info.add_text("lib.css_width", json.dumps(out.shape[1]))
+    info.add_text("lib.pixel_ratio", "1")
+    info.add_text("lib.size_in", json.dumps([round(float(v), 4) for v in fig.get_size_inches()]))
+    info.add_text("lib.bbox_in", json.dumps(list(frame["bbox"])))
+    info.add_text("lib.values", json.dumps(values, sort_keys=True))
+    buffer = io.BytesIO()
+    PILImage.fromarray(out).save(buffer, format="png", pnginfo=info, compress_level=1)
+    return buffer.getvalue()
+
+
 class _PNG:
     """A display object: the PNG image plus the values it was drawn for (live mode)."""
 
-    def __init__(self, data, metadata, values):
-        self.data, self.metadata, self.values = data, metadata, values
+    def __init__(self, data, metadata, values, draw_ms=None):
+        self.data, self.metadata, self.values, self.draw_ms = data, metadata, values, draw_ms
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         encoded = base64.b64encode(self.data).decode("ascii")
         values = html.escape(json.dumps({k: _plain(v) for k, v in self.values.items()}, sort_keys=True))
+        drawn = "" if self.draw_ms is None else f' data-draw-ms="{self.draw_ms:.1f}"'  # kernel time
         tag = (f'<img src="data:image/png;base64,{encoded}" width="{self.metadata["width"]}" '
-               f'data-values="{values}" alt="interactive figure">')
+               f'data-values="{values}"{drawn} alt="interactive figure">')
         return {"image/png": encoded, "text/html": tag}, {"image/png": self.metadata}
 
 
@@ -239,7 +359,9 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
     plot : callable
         A ``lib`` function that takes keyword arguments and returns a matplotlib
         ``Figure``. It is called once with the controls' default values (the static
-        image) and again, with the new values, whenever a control changes.
+        image) and again, with the new values, whenever a control changes. If it takes
+        a keyword ``fig``, live redraws pass the figure it returned before, for it to
+        update in place (the fast-update protocol, module docstring).
     controls : dict
         Maps keyword names of ``plot`` to ipywidgets value widgets
         (``IntSlider``, ``Dropdown``, ``ToggleButtons``, ...).
@@ -290,18 +412,36 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
         return StaticExplorer(controls, axes, rendered)
 
     start = time.perf_counter()
-    first = _PNG(*_draw(plot, defaults, fixed, fast=True), defaults)
+    state = {"fig": plot(**defaults, **fixed)}
+    plt.close(state["fig"])  # keep pyplot from showing the figure a second time
+    first = _PNG(*figure_image(state["fig"], {k: _plain(v) for k, v in defaults.items()}, fast=True), defaults)
     if time.perf_counter() - start > SLOW_S:
         for control in controls.values():
             if hasattr(control, "continuous_update"):
                 control.continuous_update = False
     handle = display(first, display_id=True)
-    info = png_info(first.data)  # redraws keep the first image's size and box: one draw each
-    size, bbox = info["lib.size_in"], info["lib.bbox_in"]
+    frame = _frame(state["fig"], first.data)  # redraws keep the first image's size and box
+    reuse = _accepts_fig(plot)
+    state["fig"]._lib_live = True  # fonts raised, size set and layout done by the first image
+    if state["fig"].get_layout_engine() is not None:
+        state["fig"].set_layout_engine("none")
+    cache = {_key(defaults): first.data}
 
     def redraw(change):
+        start = time.perf_counter()
         values = {name: c.value for name, c in controls.items()}
-        handle.update(_PNG(*_draw(plot, values, fixed, fast=True, size=size, bbox=bbox), values))
+        key = _key(values)
+        data = cache.pop(key, None)
+        if data is None:
+            previous = state["fig"]
+            fig = plot(**values, **fixed, fig=previous) if reuse else plot(**values, **fixed)
+            plt.close(fig)
+            data = _live_png(fig, {k: _plain(v) for k, v in values.items()}, frame)
+            state["fig"] = fig
+        cache[key] = data  # most recent last; the oldest go first
+        while len(cache) > LIVE_CACHE:
+            del cache[next(iter(cache))]
+        handle.update(_PNG(data, first.metadata, values, 1000 * (time.perf_counter() - start)))
 
     for control in controls.values():
         control.observe(redraw, names="value")

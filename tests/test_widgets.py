@@ -188,3 +188,102 @@ def test_static_frames_extension_moves_frames_and_sets_min_widths(tmp_path):
     info = png_info(png)
     assert width == pytest.approx(info["lib.css_width"] * 9 / (info["lib.min_font_pt"] * 4 / 3), abs=1)
     assert f'style="min-width: {width}px; width: 500px;"' in context["body"]
+
+
+def plot_counted(slope=1.0, label="a", fig=None, calls=None):
+    """plot_line with the fast-update protocol: updates ``fig`` (its own) in place."""
+    calls.append(fig)
+    if fig is not None and hasattr(fig, "_line"):
+        fig._line.set_ydata([0, slope])
+        fig._line.set_label(label)
+        fig.axes[0].set_title(f"slope {slope:g}, {label}")
+        return fig
+    fig = new_figure((4.0, 2.5))
+    ax = fig.subplots()
+    fig._line, = ax.plot([0, 1], [0, slope], label=label)
+    ax.set_title(f"slope {slope:g}, {label}")
+    ax.set_ylim(-2, 2)
+    return fig
+
+
+def test_live_redraws_reuse_the_figure_and_revisits_come_from_the_cache(monkeypatch):
+    monkeypatch.delenv(lw.STATIC_ENV, raising=False)
+    updates, calls = [], []
+
+    class Handle:
+        def update(self, obj):
+            updates.append(obj)
+
+    monkeypatch.setattr(lw, "display", lambda obj, **kw: updates.append(obj) or Handle())
+    c = controls()
+    lw.interactive_figure(plot_counted, c, calls=calls)
+    c["slope"].value = 2.0
+    c["slope"].value = -1.5
+    assert calls[0] is None and calls[1] is not None and calls[2] is calls[1]  # the same figure each time
+    c["slope"].value = 2.0  # drawn before: from the cache, no call
+    c["slope"].value = 1.0  # the default: the first image
+    assert len(calls) == 3
+    assert [u.values["slope"] for u in updates] == [1.0, 2.0, -1.5, 2.0, 1.0]
+    assert updates[3].data == updates[1].data and updates[4].data == updates[0].data
+    # every image has the first one's size and records the values it was drawn for
+    sizes = {Image.open(io.BytesIO(u.data)).size for u in updates}
+    assert len(sizes) == 1
+    assert png_info(updates[2].data)["lib.values"] == {"slope": -1.5, "label": "a"}
+    # a redraw in place shows what a fresh drawing of the same values shows
+    fresh = lw._live_png(plot_counted(-1.5, "a", calls=[]), {"slope": -1.5, "label": "a"},
+                         lw._frame(calls[1], updates[0].data))
+    assert fresh == updates[2].data
+
+
+def _chapter_figures():
+    """(plot, fixed arguments, first values, second values) of the chapters' figures that
+    update in place (Chapters 1, 2, 3, 4, 6, 7, 8, 9; Chapter 5's needs the newsgroups)."""
+    from lib.bn.plots import plot_evidence_explorer
+    from lib.datasets import load_network
+    from lib.gaussian import GaussianClassifier
+    from lib.hmm.examples import CASINO_EXAMPLES
+    from lib.hmm.plots import plot_casino_sequence
+    from lib.plots.bayes import plot_candy_experiment
+    from lib.plots.density import plot_density_sliders
+    from lib.plots.em import plot_em_2d
+    from lib.plots.estimation import plot_beta_update
+    from lib.plots.mdl import plot_polynomial_mdl
+    from lib.plots.gaussian import plot_risk_boundary
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (60, 2)), rng.normal(4, 1, (60, 2))]
+    y = np.repeat(["a", "b"], 60)
+    asia = load_network("asia")
+    smoke = {"smoke": asia.states["smoke"][0]}
+    rolls = list(CASINO_EXAMPLES.values())
+    return [
+        (plot_candy_experiment, {}, dict(n_candies=20), dict(n_candies=35, seed=3)),
+        (plot_beta_update, {}, dict(heads=3), dict(a=0.5, heads=0, tails=0)),
+        (plot_polynomial_mdl, {"seed": 2}, dict(n=30), dict(n=200, noise=0.1)),
+        (plot_density_sliders, {"data": rng.random((80, 2))}, dict(k=5), dict(k=12, width=0.2)),
+        (plot_em_2d, {"X": X, "true_ll": -500.0}, dict(iteration=2), dict(iteration=9)),
+        (plot_risk_boundary, {"model": GaussianClassifier().fit(X, y), "X": X, "y": y},
+         dict(loss_ratio=1.0), dict(loss_ratio=20.0)),
+        (plot_evidence_explorer, {"net": asia, **smoke}, dict(n_samples=100), dict(n_samples=3000)),
+        (plot_casino_sequence, {}, dict(rolls=rolls[0]), dict(rolls=rolls[2])),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_chapter_figures_update_in_place_as_a_fresh_drawing_would(case):
+    plot, fixed, a, b = _chapter_figures()[case]
+    fig = plot(**a, **fixed)
+    frame = lw._frame(fig, figure_png(fig, a, fast=True))
+    fig._lib_live = True
+    fig.set_layout_engine("none")
+    lw._live_png(fig, a, frame)  # drawn live once: a second draw may reuse what did not move
+    again = plot(**b, **fixed, fig=fig)
+    assert again is fig, f"{plot.__name__} drew a new figure instead of updating its own"
+    updated = lw._live_png(again, b, frame)
+    fresh = lw._live_png(plot(**b, **fixed), b, frame)
+    one, two = (np.asarray(Image.open(io.BytesIO(d)).convert("RGB"), float) for d in (updated, fresh))
+    assert one.shape == two.shape
+    # the same picture (anti-aliasing may differ by a shade on a few pixels)
+    assert np.mean(np.abs(one - two) > 40) < 0.002, f"{plot.__name__}: the update differs from a fresh drawing"
+    # and not the picture of the first values
+    old = np.asarray(Image.open(io.BytesIO(lw._live_png(plot(**a, **fixed), a, frame))).convert("RGB"), float)
+    assert np.mean(np.abs(old - two) > 40) > 0.001

@@ -107,7 +107,7 @@ def _box_point(x0, y0, x1, y1, bw, bh):
     return x0 + t * dx, y0 + t * dy
 
 
-def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evidence):
+def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=None, **evidence):
     """Interactive-figure callback: exact posteriors of every unobserved variable
     (variable elimination) next to a likelihood-weighting estimate from
     ``n_samples`` samples (one weighted sample serves every variable).
@@ -117,11 +117,24 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
     ``P(first state | evidence)``; right: bars of the exact posteriors and markers
     for the estimates. Returns the ``Figure``.
 
+    ``fig``: a figure this function drew before for the same network and evidence;
+    only the sampling estimates are drawn again (a live redraw of a new ``n_samples``
+    or ``seed``, see :func:`lib.widgets.interactive_figure`).
+
     Used in: Chapter 6, section "Explaining away, interactively".
     """
     ev = {k: v for k, v in evidence.items() if v not in (None, "unobserved", "?")}
     free = [n for n in net.names if n not in ev]
     first = first_state or {n: net.states[n][0] for n in net.names}
+    same = (sorted(ev.items()), sorted(first.items()))
+    state = getattr(fig, "_lib_evidence", None)
+    if state is not None and state["net"] is net and state["same"] == same:
+        X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1),
+                           np.random.default_rng(seed), fixed=net._evidence(ev))
+        est, ess = _weighted_estimates(net, X, logw, free, first)
+        state["marks"].set_xdata([max(est[n], 1e-5) for n in free])
+        state["label"].set_text(f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
+        return fig
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.84, wspace=0.3)
     try:
@@ -136,9 +149,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
         ax1.axis("off")
         plot_network(net, ax=ax0, fontsize=11)
         return fig
-    w = np.exp(logw - logw.max())
-    est = {n: float(w @ (X[:, net._idx[n]] == net._state_code[n][first[n]]) / w.sum()) for n in free}
-    ess = w.sum() ** 2 / np.sum(w ** 2)
+    est, ess = _weighted_estimates(net, X, logw, free, first)
     text = {n: (f"= {ev[n]}" if n in ev else f"{exact[n]:.3g}") for n in net.names}
     colors = {n: ("#f6c85f" if n in ev else "#e8eef7") for n in net.names}
     # boxes wide enough for the longest line at 11 pt (about 0.085 data units per
@@ -152,8 +163,8 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
     y = np.arange(len(free))
     ax1.barh(y, [max(exact[n], low) - low for n in free], left=low, color="#6f9fd8",
              label="exact (variable elimination)")
-    ax1.plot([max(est[n], low) for n in free], y, "k|", ms=18, mew=2.5,
-             label=f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
+    marks, = ax1.plot([max(est[n], low) for n in free], y, "k|", ms=18, mew=2.5,
+                      label=f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
     for k, n in enumerate(free):
         ax1.text(max(exact[n], low) * 1.15, k, f"{exact[n]:.3g}", va="center", fontsize=10)
     ax1.set_xscale("log")
@@ -161,8 +172,22 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, **evid
     ax1.set_ylim(len(free) - 0.5, -0.5)
     ax1.set_xlim(low, 3)
     ax1.set_xlabel("posterior probability given the evidence (log scale)", fontsize=11)
-    ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
+    legend = ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
+    label = next(t for t in legend.get_texts() if t.get_text().startswith("likelihood weighting"))
+    fig._lib_evidence = {"net": net, "same": same, "marks": marks, "label": label}
+    # what a live redraw of another sample size changes (the rest is kept as pixels)
+    fig._lib_moving = [marks, legend]
+    fig._lib_background = (id(net), repr(same))
+    for artist in fig._lib_moving:
+        artist.set_animated(True)
     return fig
+
+
+def _weighted_estimates(net, X, logw, free, first):
+    """Likelihood-weighting estimates of ``P(first state)`` per free node, and the ESS."""
+    w = np.exp(logw - logw.max())
+    est = {n: float(w @ (X[:, net._idx[n]] == net._state_code[n][first[n]]) / w.sum()) for n in free}
+    return est, w.sum() ** 2 / np.sum(w ** 2)
 
 
 def plot_sampling_convergence(results, exact, labels, title=None):

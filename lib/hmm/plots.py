@@ -1,5 +1,7 @@
 """Figures of Chapter 8 ("Hidden Markov models"). The algorithms live in
 :mod:`lib.hmm`; this module only draws."""
+import functools
+
 import numpy as np
 from matplotlib.patches import Circle
 
@@ -36,9 +38,11 @@ def _circle(centre, radius, colour):
 
 
 def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=None,
-                       title=None):
+                       title=None, fig=None):
     """Filtered ``P(X_t = state | e_1..e_t)`` and smoothed ``P(X_t = state | e_1..e_T)``
-    along one sequence, with the Viterbi path as a band underneath.
+    along one sequence, with the Viterbi path as a band underneath. ``fig``: a figure
+    this function drew before for the same model and labels; it gets the new sequence
+    in its lines, band and symbols (a live redraw, see :func:`lib.widgets.interactive_figure`).
 
     Used in: Chapter 8, sections "Filtering versus smoothing" and "Try it: reading the dice".
     """
@@ -46,26 +50,47 @@ def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=
     T = len(obs)
     filtered, smoothed = model.filter(obs)[:, state], model.smooth(obs)[:, state]
     path, _ = model.viterbi(obs)
-    fig = new_figure((8.0, 3.6))
-    ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
     t = np.arange(1, T + 1)
     marker = "o" if T <= 60 else None
+    same = (state, state_name, symbol_labels, marker)
+    drawn = getattr(fig, "_lib_hmm", None)
+    if drawn is not None and drawn["model"] is model and drawn["same"] == same:
+        ax, band = fig.axes
+        for line, values in zip(ax.lines, (filtered, smoothed)):
+            line.set_data(t, values)
+        for text in list(ax.texts):
+            text.remove()
+        if symbol_labels is not None and T <= 60:
+            _print_symbols(ax, t, obs, symbol_labels)
+        if title:
+            ax.set_title(title, fontsize=10)
+        band.images[0].set_data((path == state)[None, :])
+        band.images[0].set_extent((0.5, T + 0.5, 0, 1))
+        band.set_xlim(0.5, T + 0.5)
+        return fig
+    fig = new_figure((8.0, 3.6))
+    ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
     ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
     ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel(f"P({state_name})")
     ax.legend(loc="upper left", fontsize=8, ncol=2)
     if symbol_labels is not None and T <= 60:
-        for ti, o in zip(t, obs):
-            ax.text(ti, -0.12, symbol_labels[o], ha="center", va="top", fontsize=7,
-                    transform=ax.get_xaxis_transform())
+        _print_symbols(ax, t, obs, symbol_labels)
     if title:
         ax.set_title(title, fontsize=10)
     band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
                 extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
     band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
     band.set_xlabel("time step t")
+    fig._lib_hmm = {"model": model, "same": same}
     return fig
+
+
+def _print_symbols(ax, t, obs, symbol_labels):
+    for ti, o in zip(t, obs):
+        ax.text(ti, -0.12, symbol_labels[o], ha="center", va="top", fontsize=7,
+                transform=ax.get_xaxis_transform())
 
 
 def plot_log_likelihood(history, reference=None):
@@ -160,11 +185,19 @@ def plot_letter_emissions(emission, labels=ALPHABET):
     return fig
 
 
-def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None):
+@functools.lru_cache(maxsize=1)
+def _default_casino():
+    """One casino model for every redraw (a live redraw keeps the figure of the same model)."""
+    return casino_model()
+
+
+def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None,
+                         fig=None):
     """The interactive figure of Chapter 8: for a string of die rolls, the filtered and
-    smoothed probability that the loaded die is in use, and the Viterbi path.
+    smoothed probability that the loaded die is in use, and the Viterbi path
+    (``fig``: see :func:`plot_filter_smooth`).
     Used in: Chapter 8, section "Try it: reading the dice"."""
-    model = casino_model() if model is None else model
+    model = _default_casino() if model is None else model
     obs = rolls_to_symbols(rolls)
     return plot_filter_smooth(model, obs, state=1, state_name="loaded",
-                              symbol_labels="123456", title=f"{len(obs)} rolls")
+                              symbol_labels="123456", title=f"{len(obs)} rolls", fig=fig)

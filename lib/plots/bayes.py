@@ -138,31 +138,53 @@ def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
 
 
 def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
-    """Posterior curves on ``ax_post`` and predictive curves on ``ax_pred``."""
+    """Posterior curves on ``ax_post`` and predictive curves on ``ax_pred``; returns
+    the lines (posteriors, Bayesian prediction, MAP prediction or None)."""
     n = np.arange(len(data) + 1)
     path = learner.posterior_path(data)
     lime = learner.outcomes.index("lime")
-    for i, name in enumerate(CANDY_BAGS):
-        ax_post.plot(n, path[:, i], "o-", ms=3.5, color=_BAG_COLOURS[i],
-                     label=f"$P(h_{i + 1} \\mid \\mathbf{{d}})$")
+    posts = [ax_post.plot(n, path[:, i], "o-", ms=3.5, color=_BAG_COLOURS[i],
+                          label=f"$P(h_{i + 1} \\mid \\mathbf{{d}})$")[0]
+             for i in range(len(CANDY_BAGS))]
     ax_post.set_ylabel("posterior probability")
     ax_post.set_ylim(-0.02, 1.02)
     ax_post.legend(fontsize=8, loc="best")
     pred = path @ learner.table[lime]
-    ax_pred.plot(n, pred, "o-", ms=3.5, color="k", label="Bayesian prediction")
+    bayes_line, = ax_pred.plot(n, pred, "o-", ms=3.5, color="k", label="Bayesian prediction")
+    map_line = None
     if show_map:
         map_pred = learner.table[lime, np.argmax(path, axis=1)]
-        ax_pred.plot(n, map_pred, "x--", drawstyle="steps-mid", color="tab:purple",
-                     label="MAP prediction")
+        map_line, = ax_pred.plot(n, map_pred, "x--", drawstyle="steps-mid", color="tab:purple",
+                                 label="MAP prediction")
     ax_pred.set_ylabel("$P(d_{N+1} = \\mathrm{lime} \\mid d_1, \\dots, d_N)$")
     ax_pred.set_ylim(-0.02, 1.05)
     ax_pred.legend(fontsize=8, loc="lower right")
     for ax in (ax_post, ax_pred):
         ax.grid(alpha=0.3)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=11, integer=True))
+    return posts, bayes_line, map_line
 
 
-def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
+def _update_path(fig, learner, data):
+    """Chapter 1's interactive figure moved to new draws: new data in the same lines."""
+    posts, bayes_line, map_line, lime_ticks, cherry_ticks = fig._lib_candy
+    path = learner.posterior_path(data)
+    lime = learner.outcomes.index("lime")
+    n = np.arange(len(data) + 1)
+    for i, line in enumerate(posts):
+        line.set_data(n, path[:, i])
+    bayes_line.set_data(n, path @ learner.table[lime])
+    map_line.set_data(n, learner.table[lime, np.argmax(path, axis=1)])
+    is_lime = np.array([d == "lime" for d in data], dtype=bool)
+    lime_ticks.set_offsets(np.c_[n[1:][is_lime], np.zeros(is_lime.sum())])
+    cherry_ticks.set_offsets(np.c_[n[1:][~is_lime], np.zeros((~is_lime).sum())])
+    for ax in fig.axes:
+        ax.relim()
+        ax.autoscale_view(scaley=False)
+    return int(is_lime.sum())
+
+
+def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, fig=None):
     """Random draws from one bag: how posteriors and predictions evolve.
 
     Draws ``n_candies`` candies from bag ``h_{true_bag}`` (1..5) with
@@ -183,6 +205,9 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
         Number of candies drawn (0 or more).
     seed : int
         Seed of the random draws.
+    fig : Figure, optional
+        A figure this function drew before: its lines are given the new data and it is
+        returned (a live redraw, see :func:`lib.widgets.interactive_figure`).
     """
     if isinstance(prior, str):
         if prior not in CANDY_PRIORS:
@@ -196,10 +221,20 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
         raise ValueError(f"n_candies must be non-negative, got {n_candies}")
     learner = candy_learner(prior)
     data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
+    title = "{} prior, true bag $h_{}$: {} lime and {} cherry in {} draws (seed {})"
+    if getattr(fig, "_lib_candy", None) is not None:  # a live redraw: same artists, new data
+        try:
+            n_lime = _update_path(fig, learner, data)
+            fig._suptitle.set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime,
+                                                n_candies, seed))
+            return fig
+        except ValueError:
+            pass  # impossible data: the full drawing below says so
     fig = new_figure((9, 3.6))
     ax_post, ax_pred = fig.subplots(1, 2)
+    lines = None
     try:
-        _draw_path(ax_post, ax_pred, learner, data, show_map=True)
+        lines = _draw_path(ax_post, ax_pred, learner, data, show_map=True)
     except ValueError:
         # every bag with nonzero prior has been ruled out (e.g. a cherry after a prior
         # that allows only all-lime bags): say so instead of failing the widget
@@ -208,14 +243,14 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0):
                     ha="center", va="center", transform=ax.transAxes)
     n = np.arange(1, n_candies + 1)
     is_lime = np.array([d == "lime" for d in data], dtype=bool)
-    ax_pred.scatter(n[is_lime], np.zeros(is_lime.sum()), marker="|", s=80, color="#1a9850")
-    ax_pred.scatter(n[~is_lime], np.zeros((~is_lime).sum()), marker="|", s=80, color="#b2182b")
+    ticks = [ax_pred.scatter(n[is_lime], np.zeros(is_lime.sum()), marker="|", s=80, color="#1a9850"),
+             ax_pred.scatter(n[~is_lime], np.zeros((~is_lime).sum()), marker="|", s=80, color="#b2182b")]
     n_lime = int(is_lime.sum())
-    fig.suptitle(f"{prior_name} prior, true bag $h_{true_bag}$: "
-                 f"{n_lime} lime and {n_candies - n_lime} cherry in {n_candies} draws "
-                 f"(seed {seed})", fontsize=10)
+    fig.suptitle(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, n_candies, seed),
+                 fontsize=10)
     ax_post.set_xlabel("candies drawn, N")
     ax_pred.set_xlabel("candies drawn, N")
+    fig._lib_candy = None if lines is None else (*lines, *ticks)
     return fig
 
 

@@ -94,23 +94,40 @@ def plot_cross_validation(k_values, k_scores, widths, w_scores):
     return fig
 
 
-def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60):
+def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, fig=None):
     """The interactive figure of Chapter 9: the true density, the kNN estimate for
     ``k`` and the kernel estimate for ``width``, side by side (fast: under 100 ms).
+    ``fig``: a figure this function drew before for the same ``data`` and ``n_grid``;
+    its two estimate images get the new values (a live redraw, see
+    :func:`lib.widgets.interactive_figure`).
 
     Used in: Chapter 9, section "Try it: k and w".
     """
     data = _points(data, "data", 2)
     _, grid = _grid(n_grid)
+    estimates = [(knn_density(grid, data, k), f"kNN, k = {k}"),
+                 (kernel_density(grid, data, width), f"kernel, w = {width:.3f}")]
+    same = (n_grid, data.tobytes())
+    if getattr(fig, "_lib_density", None) == same:  # a live redraw: new pictures, same axes
+        for ax, (values, title) in zip(fig.axes[1:], estimates):
+            ax.images[0].set_data(values.reshape(n_grid, n_grid))
+            ax.title.set_text(title)
+        return fig
     truth = mixture_density(grid)
     vmax = truth.max() * 1.3
     fig = new_figure((9.0, 3.1))
     axes = fig.subplots(1, 3)
     _show_density(axes[0], truth, n_grid, "true density", vmax)
-    _show_density(axes[1], knn_density(grid, data, k), n_grid, f"kNN, k = {k}", vmax)
-    _show_density(axes[2], kernel_density(grid, data, width), n_grid, f"kernel, w = {width:.3f}", vmax)
+    for ax, (values, title) in zip(axes[1:], estimates):
+        _show_density(ax, values, n_grid, title, vmax)
     for ax in axes[1:]:
         ax.scatter(data[:, 0], data[:, 1], s=3, color="w", alpha=0.7)
+    fig._lib_density = same
+    # what a live redraw changes (the true density and the frames are kept as pixels)
+    fig._lib_moving = [artist for ax in axes[1:] for artist in (ax.images[0], ax.collections[0], ax.title)]
+    fig._lib_background = same
+    for artist in fig._lib_moving:
+        artist.set_animated(True)
     return fig
 
 

@@ -152,16 +152,36 @@ def _ellipse_points(mean, cov, r=2.0, n=60):
     return mean + r * np.c_[np.cos(t), np.sin(t)] @ L.T
 
 
+def _point_colours(resp):
+    cols = np.array([_rgb(COLORS[j % len(COLORS)]) for j in range(resp.shape[1])])
+    return np.clip(resp @ cols, 0, 1)
+
+
+def _ellipses(mean, cov):
+    """The 1- and 2-standard-deviation ellipses in one line (NaN between them)."""
+    return np.r_[_ellipse_points(mean, cov, 1.0), [[np.nan, np.nan]], _ellipse_points(mean, cov, 2.0)]
+
+
 def _draw_mixture(ax, X, weights, means, covs, resp, title):
-    k = len(weights)
-    cols = np.array([_rgb(COLORS[j % len(COLORS)]) for j in range(k)])
-    ax.scatter(X[:, 0], X[:, 1], s=5, c=np.clip(resp @ cols, 0, 1))
-    for j in range(k):  # the 1- and 2-standard-deviation ellipses in one line
-        e1, e2 = _ellipse_points(means[j], covs[j], 1.0), _ellipse_points(means[j], covs[j], 2.0)
-        e = np.r_[e1, [[np.nan, np.nan]], e2]
-        ax.plot(e[:, 0], e[:, 1], color=COLORS[j % len(COLORS)], lw=1.5)
-    ax.plot(means[:, 0], means[:, 1], "x", color="k", ms=7, mew=2)
+    """Points coloured by responsibility, ellipses and means; returns those artists."""
+    points = ax.scatter(X[:, 0], X[:, 1], s=5, c=_point_colours(resp))
+    lines = [ax.plot(*_ellipses(means[j], covs[j]).T, color=COLORS[j % len(COLORS)], lw=1.5)[0]
+             for j in range(len(weights))]
+    centres, = ax.plot(means[:, 0], means[:, 1], "x", color="k", ms=7, mew=2)
     ax.set_title(title, fontsize=9)
+    return points, lines, centres
+
+
+_HISTORIES = {}  # (data, k, seed, max_iter) -> em_history: moving the iteration reruns nothing
+
+
+def _em_history(X, k, seed, max_iter):
+    key = (X.tobytes(), X.shape, k, seed, max_iter)
+    if key not in _HISTORIES:
+        if len(_HISTORIES) >= 16:
+            _HISTORIES.pop(next(iter(_HISTORIES)))
+        _HISTORIES[key] = em_history(X, k, seed, max_iter)
+    return _HISTORIES[key]
 
 
 def plot_degenerate(X, collapse, merged, fixed):
@@ -214,25 +234,39 @@ def plot_lower_bound(x, sigma, means_init, grid, which=0, n_steps=2):
     return fig
 
 
-def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40):
+def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, fig=None):
     """Interactive-figure callback: the state of EM for a ``k``-component Gaussian
     mixture on the 2-D data ``X`` after ``iteration`` steps from the random start
     chosen by ``seed``. Points are coloured by their responsibilities; the ellipses
     are 1 and 2 standard deviations. Right: the log likelihood so far, with the true
-    model's value ``true_ll`` as a dashed line.
+    model's value ``true_ll`` as a dashed line. The EM run of each ``(X, k, seed)``
+    is kept, so moving ``iteration`` only draws; ``fig``, a figure this function drew
+    before for the same run, is then updated in place (a live redraw, see
+    :func:`lib.widgets.interactive_figure`).
     Used in: Chapter 7, section "Try it yourself"."""
     if X is None:
         raise ValueError("plot_em_2d needs the data X")
     if not 0 <= iteration <= max_iter:
         raise ValueError(f"iteration must be between 0 and {max_iter}, got {iteration}")
-    hist = em_history(X, k, seed, max_iter)
+    X = np.asarray(X, float)
+    hist = _em_history(X, k, seed, max_iter)
     w, m, c, resp, _ = hist[int(iteration)]
     lls = [h[4] for h in hist[:int(iteration) + 1]]
+    title = f"k = {k}, seed {seed}, after {iteration} iterations"
+    same = (X.tobytes(), k, seed, true_ll, max_iter)
+    if getattr(fig, "_lib_em", (None,))[0] == same:  # a live redraw: same run, new step
+        _, (points, lines, centres), ll_line, ax = fig._lib_em
+        points.set_facecolors(_point_colours(resp))
+        for j, line in enumerate(lines):
+            line.set_data(*_ellipses(m[j], c[j]).T)
+        centres.set_data(m[:, 0], m[:, 1])
+        ll_line.set_data(np.arange(len(lls)), lls)
+        ax.title.set_text(title)
+        return fig
     fig = _figure(8.6, 3.6)
     a, b = fig.subplots(1, 2, width_ratios=[1.3, 1])
-    _draw_mixture(a, np.asarray(X, float), w, m, c, resp,
-                  f"k = {k}, seed {seed}, after {iteration} iterations")
-    xlim, ylim = _limits(np.asarray(X, float))
+    drawn = _draw_mixture(a, X, w, m, c, resp, title)
+    xlim, ylim = _limits(X)
     a.set_xlim(xlim)
     a.set_ylim(ylim)
     plot_log_likelihood(lls, true_ll, ax=b)
@@ -240,6 +274,12 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40):
     lo = min(hist[0][4], true_ll if true_ll is not None else np.inf)
     hi = max(hist[-1][4], true_ll if true_ll is not None else -np.inf)
     b.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+    fig._lib_em = (same, drawn, b.lines[0], a)
+    # what a live redraw of another iteration changes (the rest is kept as pixels)
+    fig._lib_moving = [drawn[0], *drawn[1], drawn[2], b.lines[0], a.title]
+    fig._lib_background = same
+    for artist in fig._lib_moving:
+        artist.set_animated(True)
     return fig
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.special import betaln, expit
 
 from lib.estimation import BetaPosterior, bernoulli_log_likelihood, grid_learner, mle_bernoulli
-from lib.plotting import new_figure
+from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian",
            "plot_grid_vs_beta", "plot_loss_comparison"]
@@ -43,18 +43,25 @@ def plot_beta_panels(left, right, titles=("", "")):
     return fig
 
 
-def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1):
+def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, fig=None):
     """Prior Beta(a, b), scaled likelihood and posterior, with MLE, MAP and mean marked.
 
     The callback of Chapter 2's interactive figure (section "Explore: prior plus
     data"); it draws quickly (a few hundred points). Estimates that do not exist
     (no data for the MLE, no mode for the MAP) are left out and noted in the legend.
+    ``fig``: a figure this function drew before; what its axes show is drawn again
+    (a live redraw, see :func:`lib.widgets.interactive_figure`).
     """
     prior = BetaPosterior(a, b)
     post = prior.update(heads, tails)
     theta = np.linspace(0, 1, 301)[1:-1]
-    fig = new_figure((6.4, 3.6))
-    ax = fig.subplots()
+    if getattr(fig, "_lib_beta", False):  # a live redraw: the same axes, drawn again
+        ax = fig.axes[0]
+        clear_data(ax)
+    else:
+        fig = new_figure((6.4, 3.6))
+        ax = fig.subplots()
+        fig._lib_beta = True
     ax.plot(theta, prior.pdf(theta), color="tab:blue", label=f"prior Beta({a:g}, {b:g})")
     if heads + tails > 0:
         lik = np.exp(bernoulli_log_likelihood(theta, heads, tails)

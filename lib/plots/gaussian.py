@@ -75,7 +75,7 @@ def plot_decision_regions(models, X, y, titles, labels=None,
 
 
 def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue", "tab:orange"),
-                       axis_labels=("petal length (cm)", "petal width (cm)")):
+                       axis_labels=("petal length (cm)", "petal width (cm)"), fig=None):
     """Two-class Bayes risk boundary for a loss ratio ``L12 / L21`` (interactive figure).
 
     ``model`` is a fitted two-class classifier. Class 1 (``classes_[0]``) is chosen
@@ -83,6 +83,9 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
     ``ln(L12 / L21)``. The dashed line is the MAP boundary (ratio 1), the solid line
     the Bayes risk boundary; the title counts the training points on each side of
     the rule that are misclassified; ``colours`` are those of the two classes.
+    ``fig``: a figure this function drew before for the same model and data; only the
+    regions, the boundary and the title are drawn again (a live redraw, see
+    :func:`lib.widgets.interactive_figure`).
     Used in: Chapter 4, section "Bayes risk".
     """
     import matplotlib.pyplot as plt
@@ -93,25 +96,35 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
         raise ValueError("plot_risk_boundary needs a two-class model")
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
-    g0, g1, pts = _grid(X, n=100, pad=0.4)
-    lp = model.predict_log_proba(pts)
-    odds = (lp[:, 0] - lp[:, 1]).reshape(g0.shape)
     threshold = np.log(loss_ratio)
-    lpx = model.predict_log_proba(X)
+    names = labels or [str(c) for c in model.classes_]
+    same = (X.tobytes(), y.tobytes(), tuple(names), tuple(colours), tuple(axis_labels))
+    cached = getattr(fig, "_lib_risk", None)
+    if cached is not None and cached["model"] is model and cached["same"] == same:
+        g0, g1, odds, lpx = cached["grid"]  # the log odds do not depend on the loss ratio
+        for artist in cached["moving"]:
+            artist.remove()
+        ax = fig.axes[0]
+    else:
+        g0, g1, pts = _grid(X, n=100, pad=0.4)
+        lp = model.predict_log_proba(pts)
+        odds = (lp[:, 0] - lp[:, 1]).reshape(g0.shape)
+        lpx = model.predict_log_proba(X)
+        fig, ax = plt.subplots(figsize=(6, 4.2))
+        ax.contour(g0, g1, odds, levels=[0.0], colors="0.4", linewidths=1, linestyles="--")
+        _scatter(ax, X, y, model.classes_, names, colours)
+        ax.set(xlabel=axis_labels[0], ylabel=axis_labels[1])
+        ax.legend(fontsize=8, loc="upper left")
+        fig.subplots_adjust(left=0.11, right=0.97, bottom=0.12, top=0.92)  # tight_layout is slow
     choose1 = lpx[:, 0] - lpx[:, 1] > threshold
     truth1 = y == model.classes_[0]
-    names = labels or [str(c) for c in model.classes_]
     miss1 = int((truth1 & ~choose1).sum())
     miss2 = int((~truth1 & choose1).sum())
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    ax.contourf(g0, g1, (odds > threshold).astype(float), levels=[-0.5, 0.5, 1.5],
-                colors=[colours[1], colours[0]], alpha=0.15)
-    ax.contour(g0, g1, odds, levels=[0.0], colors="0.4", linewidths=1, linestyles="--")
-    ax.contour(g0, g1, odds, levels=[threshold], colors="k", linewidths=1.5)
-    _scatter(ax, X, y, model.classes_, names, colours)
-    ax.set(xlabel=axis_labels[0], ylabel=axis_labels[1],
-           title=f"L12/L21 = {loss_ratio:.3g}: {miss1} {names[0]} and {miss2} {names[1]} misclassified")
-    ax.title.set_fontsize(10)
-    ax.legend(fontsize=8, loc="upper left")
-    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.12, top=0.92)  # tight_layout is slow
+    # regions under the points (zorder 0), boundary with the dashed MAP line (zorder 2)
+    regions = ax.contourf(g0, g1, (odds > threshold).astype(float), levels=[-0.5, 0.5, 1.5],
+                          colors=[colours[1], colours[0]], alpha=0.15, zorder=0)
+    boundary = ax.contour(g0, g1, odds, levels=[threshold], colors="k", linewidths=1.5)
+    ax.set_title(f"L12/L21 = {loss_ratio:.3g}: {miss1} {names[0]} and {miss2} {names[1]} misclassified",
+                 fontsize=10)
+    fig._lib_risk = {"model": model, "same": same, "grid": (g0, g1, odds, lpx), "moving": (regions, boundary)}
     return fig

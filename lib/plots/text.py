@@ -6,7 +6,7 @@ calibration bins).
 import numpy as np
 from scipy.special import logsumexp
 
-from lib.plotting import new_figure
+from lib.plotting import clear_data, new_figure
 from lib.text import word_contributions
 
 __all__ = ["plot_confusion_matrix", "plot_learning_curve", "plot_reliability",
@@ -117,7 +117,7 @@ def plot_event_models(sizes, accuracy):
     return fig
 
 
-def plot_text_posterior(sentence, model, n_words=10, class_names=None):
+def plot_text_posterior(sentence, model, n_words=10, class_names=None, fig=None):
     """Posterior over the classes for ``sentence`` and the words that decided it.
 
     Left: ``P(v_j | sentence)`` for every class. Right: for the most probable class
@@ -125,15 +125,21 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None):
     positive bars are words more typical of ``v*`` than of the average class.
     ``class_names`` labels the classes (default: ``model.classes_``). The callback of
     the chapter's interactive figure (fast: a few array lookups and two bar charts).
+    ``fig``: a figure this function drew before (for a sentence with known words); what
+    its two axes show is drawn again (a live redraw, see :func:`lib.widgets.interactive_figure`).
     Used in: Chapter 5, section "Try it: classify your own sentence".
     """
     words, contrib = word_contributions(model, sentence)
     joint = model.class_log_prior_ + contrib.sum(axis=1)
     posterior = np.exp(joint - logsumexp(joint))
     best = int(np.argmax(posterior))
-    fig = new_figure((10, 4.6), layout=None)
-    fig.subplots_adjust(left=0.2, right=0.98, bottom=0.12, top=0.92, wspace=0.45)
-    left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
+    if getattr(fig, "_lib_text", False):  # a live redraw: the same axes, drawn again
+        left, right = fig.axes
+        clear_data(left, right)
+    else:
+        fig = new_figure((10, 4.6), layout=None)
+        fig.subplots_adjust(left=0.2, right=0.98, bottom=0.12, top=0.92, wspace=0.45)
+        left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
     names = [str(c) for c in (model.classes_ if class_names is None else class_names)]
     rows = np.arange(len(names))
     # bars drawn as thick lines: one artist instead of one patch per bar keeps this fast
@@ -159,4 +165,5 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None):
         right.set_xticks([])
         right.set_yticks([])
     right.set_title(f"words behind '{names[best]}'")
+    fig._lib_text = bool(words)  # without words the right axes lost its ticks: no reuse
     return fig
