@@ -238,15 +238,18 @@ def test_live_redraws_reuse_the_figure_and_revisits_come_from_the_cache(monkeypa
 def _chapter_figures():
     """(plot, fixed arguments, first values, second values) of the chapters' figures that
     update in place (Chapters 1, 2, 3, 4, 6, 7, 8, 9; Chapter 5's needs the newsgroups)."""
-    from lib.bn.plots import plot_evidence_explorer
+    from lib.bn.plots import layered_layout, plot_dsep_explorer, plot_evidence_explorer
     from lib.datasets import load_network
     from lib.gaussian import GaussianClassifier
     from lib.hmm.examples import CASINO_EXAMPLES
-    from lib.hmm.plots import plot_casino_sequence
-    from lib.plots.bayes import plot_candy_experiment
+    from lib.hmm import HMM
+    from lib.hmm.examples import casino_model
+    from lib.hmm.plots import plot_baum_welch, plot_casino_sequence
+    from lib.hmm.reference import record_baum_welch
+    from lib.plots.bayes import plot_base_rate, plot_candy_experiment, plot_version_space
     from lib.plots.density import plot_density_sliders
     from lib.plots.em import plot_em_2d
-    from lib.plots.estimation import plot_beta_update
+    from lib.plots.estimation import plot_beta_update, plot_grid_vs_beta
     from lib.plots.mdl import plot_polynomial_mdl
     from lib.plots.gaussian import plot_risk_boundary
     rng = np.random.default_rng(0)
@@ -255,6 +258,11 @@ def _chapter_figures():
     asia = load_network("asia")
     smoke = {"smoke": asia.states["smoke"][0]}
     rolls = list(CASINO_EXAMPLES.values())
+    free = {n: "free" for n in asia.names}
+    casino = casino_model()
+    guess = HMM([0.5, 0.5], rng.dirichlet([5, 5], 2), rng.dirichlet(np.full(6, 20.0), 2))
+    run = record_baum_welch(guess, casino.sample(2000, np.random.default_rng(5))[1], casino,
+                            n_iter=30, tol=-np.inf)
     return [
         (plot_candy_experiment, {}, dict(n_candies=20), dict(n_candies=35, seed=3)),
         (plot_beta_update, {}, dict(heads=3), dict(a=0.5, heads=0, tails=0)),
@@ -265,10 +273,23 @@ def _chapter_figures():
          dict(loss_ratio=1.0), dict(loss_ratio=20.0)),
         (plot_evidence_explorer, {"net": asia, **smoke}, dict(n_samples=100), dict(n_samples=3000)),
         (plot_casino_sequence, {}, dict(rolls=rolls[0]), dict(rolls=rolls[2])),
+        # the figures added with the new sections (issue 16); each control moved at least once
+        (plot_base_rate, {}, dict(specificity=0.9), dict(prevalence=0.1, sensitivity=0.8, specificity=0.999)),
+        (plot_base_rate, {}, dict(prevalence=0.3), dict(prevalence=0.001)),   # bars of very different heights
+        (plot_version_space, {}, dict(m=3), dict(m=16, prior="short intervals")),
+        (plot_version_space, {}, dict(m=0), dict(m=1)),       # the empty concept's star comes and goes
+        (plot_grid_vs_beta, {}, dict(cherries=7), dict(cherries=30, limes=0)),
+        (plot_grid_vs_beta, {}, dict(n_grid=101), dict(n_grid=5, limes=10)),  # other bars
+        (plot_dsep_explorer, {"net": asia, "pos": layered_layout(asia)}, dict(x="tub", y="smoke", **free),
+         dict(x="tub", y="smoke", **{**free, "either": "observed", "dysp": "observed"})),
+        (plot_dsep_explorer, {"net": asia, "pos": layered_layout(asia)}, dict(x="tub", y="smoke", **free),
+         dict(x="xray", y="xray", **free)),                  # the "choose two variables" case
+        (plot_baum_welch, {"run": run, "state_labels": ["fair", "loaded"], "symbol_labels": "123456"},
+         dict(iteration=30), dict(iteration=1)),
     ]
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(17))
 def test_chapter_figures_update_in_place_as_a_fresh_drawing_would(case):
     plot, fixed, a, b = _chapter_figures()[case]
     fig = plot(**a, **fixed)
@@ -276,8 +297,10 @@ def test_chapter_figures_update_in_place_as_a_fresh_drawing_would(case):
     fig._lib_live = True
     fig.set_layout_engine("none")
     lw._live_png(fig, a, frame)  # drawn live once: a second draw may reuse what did not move
-    again = plot(**b, **fixed, fig=fig)
-    assert again is fig, f"{plot.__name__} drew a new figure instead of updating its own"
+    # updated in place at the same values: a figure that blits keeps the background drawn for them
+    assert plot(**a, **fixed, fig=fig) is fig, f"{plot.__name__} drew a new figure instead of updating its own"
+    lw._live_png(fig, a, frame)
+    again = plot(**b, **fixed, fig=fig)  # drawn over a's background when it blits
     updated = lw._live_png(again, b, frame)
     fresh = lw._live_png(plot(**b, **fixed), b, frame)
     one, two = (np.asarray(Image.open(io.BytesIO(d)).convert("RGB"), float) for d in (updated, fresh))

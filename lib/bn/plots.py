@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from lib._validation import check_scalar
+from lib.plotting import clear_data
 
 from ._common import ImpossibleEvidenceError
 from .inference import log_evidence
@@ -260,13 +261,15 @@ def _line(ax, pos, u, v, bw, bh, color="#33415c", lw=1.1, ls="-", head=True, zor
                                   lw=lw, ls=ls, zorder=zorder, shrinkA=0, shrinkB=0))
 
 
-def plot_dsep_explorer(net, x, y, pos=None, **observed):
+def plot_dsep_explorer(net, x, y, pos=None, fig=None, **observed):
     """Interactive-figure callback for d-separation: the network with ``x`` and ``y``
     shaded red, the observed nodes (``observed[name]`` True or ``"observed"``) yellow, every edge of an
     active trail between ``x`` and ``y`` in red, the edges of blocked trails dashed;
     the right panel lists each trail and where it is blocked; the title gives the
     verdict and the numeric check of :func:`dsep_check`. Pass ``pos`` (e.g.
-    ``layered_layout(net)``, computed once) to keep redraws cheap.
+    ``layered_layout(net)``, computed once) to keep redraws cheap. ``fig``: a figure
+    this function drew before for the same network and ``pos``; both panels are drawn
+    again in it (a live redraw, see :func:`lib.widgets.interactive_figure`).
 
     Used in: Chapter 6, section "d-separation".
     """
@@ -274,8 +277,14 @@ def plot_dsep_explorer(net, x, y, pos=None, **observed):
     from .network import BayesNet
     given = [n for n in net.names if observed.get(n) in (True, "observed") and n not in (x, y)]
     pos = pos or layered_layout(net)
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
-    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
+    state = getattr(fig, "_lib_dsep", None)
+    if state is not None and state["net"] is net and state["pos"] == pos:  # a live redraw
+        ax0, ax1 = fig.axes
+        clear_data(ax0, ax1)
+    else:
+        fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
+        fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
+        fig._lib_dsep = {"net": net, "pos": dict(pos)}
     colors = {n: "#f6c85f" if n in given else ("#f4a6a6" if n in (x, y) else "#e8eef7")
               for n in net.names}
     if x == y:

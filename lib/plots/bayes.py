@@ -10,7 +10,7 @@ from matplotlib.ticker import MaxNLocator
 from lib._validation import check_scalar
 from lib.bayes import (CANDY_BAGS, CANDY_PRIOR, CANDY_PRIORS, bayes_table, brute_force_map,
                        candy_learner, interval_concepts)
-from lib.plotting import new_figure
+from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_bayes",
            "plot_base_rate", "plot_version_space", "version_space_data",
@@ -20,13 +20,15 @@ __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_baye
 _BAG_COLOURS = ("#b2182b", "#ef8a62", "#999999", "#67a9cf", "#1a9850")
 
 
-def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90):
+def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, fig=None):
     """The medical test in natural frequencies (left) and P(disease | positive) (right).
 
     Left: of 10 000 people tested, how many test positive with and without the disease.
     Right: ``P(disease | positive)`` against the prevalence (log scale) for the chosen
     sensitivity and specificity, the chosen prevalence marked. Plain arithmetic, so a
-    redraw is cheap. Used in: Chapter 1, section "A medical test".
+    redraw is cheap. ``fig``: a figure this function drew before; its axes are drawn
+    again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    Used in: Chapter 1, section "A medical test".
     """
     for name, value in [("prevalence", prevalence), ("sensitivity", sensitivity),
                         ("specificity", specificity)]:
@@ -34,8 +36,15 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90):
     n = 10_000
     true_pos = n * prevalence * sensitivity
     false_pos = n * (1 - prevalence) * (1 - specificity)
-    fig = new_figure((9, 3.6))
-    ax_bar, ax_curve = fig.subplots(1, 2)
+    live = getattr(fig, "_lib_base_rate", False)
+    if live:  # a live redraw: the same axes, drawn again
+        ax_bar, ax_curve = fig.axes
+        clear_data(ax_bar, ax_curve)
+    else:
+        fig = new_figure((9, 3.6))
+        ax_bar, ax_curve = fig.subplots(1, 2)
+        ax_curve.set_xscale("log")
+        fig._lib_base_rate = True
     bars = ax_bar.bar(["ill, test +", "healthy, test +"], [true_pos, false_pos],
                       color=["#b2182b", "#67a9cf"])
     ax_bar.bar_label(bars, labels=[f"{true_pos:,.0f}", f"{false_pos:,.0f}"], padding=2)
@@ -45,12 +54,23 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90):
     ax_bar.set_title(f"(a) P(ill | +) = {true_pos:,.0f} / {true_pos + false_pos:,.0f} = {share:.3f}")
     prev = np.logspace(-4, 0, 200)
     curve = prev * sensitivity / (prev * sensitivity + (1 - prev) * (1 - specificity))
-    ax_curve.semilogx(prev, curve, color="k")
-    ax_curve.plot([prevalence], [share], "o", color="#b2182b", ms=7)
+    curve_line, = ax_curve.plot(prev, curve, color="k")
+    dot, = ax_curve.plot([prevalence], [share], "o", color="#b2182b", ms=7)
     ax_curve.set(xlabel="prevalence P(ill)", ylabel="P(ill | positive test)", ylim=(-0.02, 1.02),
                  title=f"(b) sensitivity {sensitivity:g}, specificity {specificity:g}")
     ax_curve.grid(alpha=0.3)
+    if live:  # only panel (a) and the marks of (b) are drawn again, see lib.widgets._draw_live
+        _moving(fig, "base rate", [ax_bar, curve_line, dot, ax_curve.title])
     return fig
+
+
+def _moving(fig, background, artists):
+    """Blitting for a live redraw: ``artists`` change, the rest (described by the key
+    ``background``) stays as pixels. Set only on a figure being updated in place:
+    ``savefig`` leaves out an animated axes or suptitle, the first image must not."""
+    fig._lib_moving, fig._lib_background = artists, background
+    for artist in artists:
+        artist.set_animated(True)
 
 
 def version_space_data(n_examples=20, target=(3, 7), n_points=10, seed=0):
@@ -64,7 +84,7 @@ def version_space_data(n_examples=20, target=(3, 7), n_points=10, seed=0):
     return x, ((x >= target[0]) & (x < target[1])).astype(int)
 
 
-def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0):
+def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0, fig=None):
     """Posterior of the brute-force MAP learner over the interval concepts after ``m`` examples.
 
     Left: the instances ``0 .. n_points-1``, the target interval (shaded) and the first
@@ -72,7 +92,10 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0)
     negative). Right: ``P(h | D)`` of every interval ``[a, b)`` as a grid over ``a`` and
     ``b - 1`` (the empty concept in the title), from :func:`lib.bayes.brute_force_map`;
     ``prior`` is ``"uniform"`` or ``"short intervals"`` (``P(h)`` proportional to
-    ``0.7 ** length``). Used in: Chapter 1, section "Consistent learners and brute-force MAP".
+    ``0.7 ** length``). ``fig``: a figure this function drew before for the same
+    ``target``, ``n_points`` and ``seed``; its examples, image, star and title are given
+    the new values (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    Used in: Chapter 1, section "Consistent learners and brute-force MAP".
     """
     concepts = interval_concepts(n_points)
     if prior == "uniform":
@@ -86,33 +109,50 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0)
     x, y = x[:m], y[:m]
     h_map, post = brute_force_map(weights / weights.sum(), concepts, x, y)
     size = int((post > 0).sum())
-    fig = new_figure((6.4, 5.4))
-    ax_line, ax_post = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1, 5]})
-    ax_line.axvspan(target[0] - 0.5, target[1] - 0.5, color="#fddbc7", label="target")
-    ax_line.plot(np.arange(n_points), np.zeros(n_points), "|", color="0.5", ms=12)
-    for label, style in [(1, dict(marker="o", color="#b2182b")),
-                         (0, dict(marker="o", mfc="white", color="#2166ac"))]:
-        seen = np.unique(x[y == label])
-        ax_line.plot(seen, np.zeros(seen.size), ls="", ms=10, **style,
-                     label="positive" if label else "negative")
-    ax_line.set(xlim=(-0.7, n_points - 0.3), ylim=(-1, 1), yticks=[], xticks=np.arange(n_points))
-    ax_line.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=9,
-                   frameon=False)
     grid = np.full((n_points, n_points), np.nan)           # grid[a, b - 1]
     lengths = concepts.sum(axis=1)
     starts = np.argmax(concepts, axis=1)
     grid[starts[1:], starts[1:] + lengths[1:] - 1] = post[1:]
+    star = ([starts[h_map] + lengths[h_map] - 1], [starts[h_map]]) if h_map else ([], [])
+    each = f", each {1 / size:.3g}" if prior == "uniform" else ""
+    empty = f"; empty concept {post[0]:.3g}" if post[0] > 0 else ""
+    title = f"{m} examples, {prior} prior: |VS| = {size}{each}{empty}"
+    state = getattr(fig, "_lib_version_space", None)
+    if state is not None and state["same"] == (tuple(target), n_points, seed):  # a live redraw
+        for label, line in state["examples"].items():
+            seen = np.unique(x[y == label])
+            line.set_data(seen, np.zeros(seen.size))
+        state["image"].set_data(grid)
+        state["image"].set_clim(0, max(post.max(), 1e-12))
+        state["star"].set_data(*star)
+        fig._suptitle.set_text(title)
+        # the image covers the inner edge of its panel's spines: they are drawn again too
+        _moving(fig, state["same"], [*state["examples"].values(), state["image"], state["star"],
+                                     *fig.axes[1].spines.values(), fig.axes[-1], fig._suptitle])
+        return fig
+    fig = new_figure((6.4, 5.4))
+    ax_line, ax_post = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1, 5]})
+    ax_line.axvspan(target[0] - 0.5, target[1] - 0.5, color="#fddbc7", label="target")
+    ax_line.plot(np.arange(n_points), np.zeros(n_points), "|", color="0.5", ms=12)
+    examples = {}
+    for label, style in [(1, dict(marker="o", color="#b2182b")),
+                         (0, dict(marker="o", mfc="white", color="#2166ac"))]:
+        seen = np.unique(x[y == label])
+        examples[label], = ax_line.plot(seen, np.zeros(seen.size), ls="", ms=10, **style,
+                                        label="positive" if label else "negative")
+    ax_line.set(xlim=(-0.7, n_points - 0.3), ylim=(-1, 1), yticks=[], xticks=np.arange(n_points))
+    ax_line.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=9,
+                   frameon=False)
     image = ax_post.imshow(grid, origin="lower", cmap="viridis", vmin=0,
                            vmax=max(post.max(), 1e-12))
     fig.colorbar(image, ax=ax_post, label="posterior $P(h \\mid D)$", shrink=0.9)
-    if h_map:
-        ax_post.plot(starts[h_map] + lengths[h_map] - 1, starts[h_map], "r*", ms=12)
+    star_line, = ax_post.plot(*star, "r*", ms=12)  # no point when the MAP is the empty concept
     ax_post.set(xlabel="last point inside the interval, b - 1",
                 ylabel="first point inside, a",
                 xticks=np.arange(n_points), yticks=np.arange(n_points))
-    each = f", each {1 / size:.3g}" if prior == "uniform" else ""
-    empty = f"; empty concept {post[0]:.3g}" if post[0] > 0 else ""
-    fig.suptitle(f"{m} examples, {prior} prior: |VS| = {size}{each}{empty}", fontsize=10)
+    fig.suptitle(title, fontsize=10)
+    fig._lib_version_space = {"same": (tuple(target), n_points, seed), "examples": examples,
+                              "image": image, "star": star_line}
     return fig
 
 

@@ -104,21 +104,29 @@ def plot_linear_gaussian(x, y, theta1, theta2, true_line=None):
     return fig
 
 
-def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0):
+def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, fig=None):
     """Posterior over a grid of bags (as a density: mass / grid step) and Beta(a + c, b + l).
 
     The grid posterior comes from :func:`lib.estimation.grid_learner` (Chapter 1's
     learner with ``n_grid`` bags); the curve is the conjugate Beta posterior. The title
-    gives the largest difference between the two at the grid points. Used in:
-    Chapter 2, section "From five bags to a continuum".
+    gives the largest difference between the two at the grid points. ``fig``: a figure
+    this function drew before; its axes are drawn again (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). Used in: Chapter 2, section "From five bags
+    to a continuum".
     """
     theta, learner = grid_learner(n_grid, a, b)
     step = theta[1] - theta[0]
     density = learner.posterior(["cherry"] * cherries + ["lime"] * limes) / step
     beta = BetaPosterior(a + cherries, b + limes)
     fine = np.linspace(0, 1, 401)[1:-1]
-    fig = new_figure((6.4, 3.6))
-    ax = fig.subplots()
+    if getattr(fig, "_lib_grid_vs_beta", False):  # a live redraw: the same axes, drawn again
+        ax = fig.axes[0]
+        clear_data(ax)
+        ax.set_autoscaley_on(True)  # the top comes from the new data, as in a fresh drawing
+    else:
+        fig = new_figure((6.4, 3.6))
+        ax = fig.subplots()
+        fig._lib_grid_vs_beta = True
     ax.bar(theta, density, width=step * (0.9 if n_grid <= 21 else 1.0), color="#67a9cf",
            alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
     ax.plot(fine, beta.pdf(fine), color="tab:red", lw=2,
