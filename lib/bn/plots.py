@@ -281,6 +281,7 @@ def plot_dsep_explorer(net, x, y, pos=None, fig=None, **observed):
     if state is not None and state["net"] is net and state["pos"] == pos:  # a live redraw
         ax0, ax1 = fig.axes
         clear_data(ax0, ax1)
+        fig._suptitle.remove()  # made again below with a fresh drawing's defaults (its colour)
     else:
         fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
         fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
