@@ -119,23 +119,38 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, fig=None):
     density = learner.posterior(["cherry"] * cherries + ["lime"] * limes) / step
     beta = BetaPosterior(a + cherries, b + limes)
     fine = np.linspace(0, 1, 401)[1:-1]
-    if getattr(fig, "_lib_grid_vs_beta", False):  # a live redraw: the same axes, drawn again
+    curve = beta.pdf(fine)
+    gap = np.max(np.abs(density - beta.pdf(theta)))
+    label = f"Beta({a + cherries:g}, {b + limes:g}) density"
+    title = f"{cherries} cherries, {limes} limes: largest gap {gap:.2g}"
+    state = getattr(fig, "_lib_grid_vs_beta", None)
+    if state is not None and state["same"] == (n_grid, a, b):  # a live redraw: same bars, new heights
+        for bar, height in zip(state["bars"], density):
+            bar.set_height(height)
+        state["line"].set_ydata(curve)
+        state["label"].set_text(label)
+        ax = fig.axes[0]
+        ax.set_title(title)
+        ax.dataLim.y1 = max(density.max(), curve.max())  # bars start at 0: the rest is the same
+        ax.set_autoscaley_on(True)  # the top as a fresh drawing finds it
+        ax.autoscale_view(scalex=False)
+        ax.set_ylim(bottom=0)
+        return fig
+    if state is not None:  # a live redraw with other bars: the same axes, drawn again
         ax = fig.axes[0]
         clear_data(ax)
         ax.set_autoscaley_on(True)  # the top comes from the new data, as in a fresh drawing
     else:
         fig = new_figure((6.4, 3.6))
         ax = fig.subplots()
-        fig._lib_grid_vs_beta = True
-    ax.bar(theta, density, width=step * (0.9 if n_grid <= 21 else 1.0), color="#67a9cf",
-           alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
-    ax.plot(fine, beta.pdf(fine), color="tab:red", lw=2,
-            label=f"Beta({a + cherries:g}, {b + limes:g}) density")
-    gap = np.max(np.abs(density - beta.pdf(theta)))
-    ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density",
-           title=f"{cherries} cherries, {limes} limes: largest gap {gap:.2g}")
+    bars = ax.bar(theta, density, width=step * (0.9 if n_grid <= 21 else 1.0), color="#67a9cf",
+                  alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
+    line, = ax.plot(fine, curve, color="tab:red", lw=2, label=label)
+    ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density", title=title)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    legend = ax.legend(fontsize=8, frameon=False, loc="upper left")
+    fig._lib_grid_vs_beta = {"same": (n_grid, a, b), "bars": bars.patches, "line": line,
+                             "label": next(t for t in legend.get_texts() if t.get_text() == label)}
     return fig
 
 
