@@ -15,7 +15,7 @@ settings, told apart by :func:`static_build`:
   **Fast updates** (issue 17: a key press answered within 150 ms): a plot function may
   take a keyword ``fig``; it is then called with the figure it returned last and may
   update that figure's artists in place and return it (or return a new figure). It may
-  also list the artists it changes in ``fig._lib_moving`` (set animated) with a key of
+  also list the artists it changes in ``fig._lib_moving`` with a key of
   everything else in ``fig._lib_background``: while the key is unchanged only those
   artists are drawn again, over a copy of the rest (see ``_draw_live``).
 - **static build** (the website: the environment variable ``BAYES_COURSE_STATIC=1``,
@@ -231,9 +231,11 @@ def _draw_live(fig):
     """Draw ``fig`` on its Agg canvas; only its moving artists when nothing else changed.
 
     A plot function that updates its figure in place may list the artists it changes in
-    ``fig._lib_moving`` (set animated: a canvas draw leaves them out, ``savefig`` does
-    not) and describe everything else by a hashable ``fig._lib_background``. While that
-    key stays the same, the rest of the figure is restored from a copy of its pixels.
+    ``fig._lib_moving`` (axes, lines, texts, ...) and describe everything else by a
+    hashable ``fig._lib_background``. While that key stays the same, the rest of the
+    figure is restored from a copy of its pixels. The moving artists are animated (left
+    out of a canvas draw) only while the background is drawn here, so ``savefig`` of
+    the figure still shows all of it (an animated axes or suptitle it would leave out).
     """
     moving = getattr(fig, "_lib_moving", None)
     if not moving:
@@ -241,7 +243,14 @@ def _draw_live(fig):
         return
     key = getattr(fig, "_lib_background", None)
     if getattr(fig, "_lib_drawn_background", None) != (key, fig.dpi):
-        fig.canvas.draw()  # everything but the moving artists
+        animated = [artist.get_animated() for artist in moving]
+        for artist in moving:
+            artist.set_animated(True)
+        try:
+            fig.canvas.draw()  # everything but the moving artists
+        finally:
+            for artist, was in zip(moving, animated):
+                artist.set_animated(was)
         fig._lib_pixels = fig.canvas.copy_from_bbox(fig.bbox)
         fig._lib_drawn_background = (key, fig.dpi)
     else:

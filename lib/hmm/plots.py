@@ -122,8 +122,7 @@ def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, fig=N
     labels = ([f"state {i}" for i in range(n)] if state_labels is None else list(state_labels),
               [str(s) for s in range(m)] if symbol_labels is None else list(symbol_labels))
     state = getattr(fig, "_lib_baum_welch", None)
-    reused = state is not None and state["run"] is run and state["labels"] == labels
-    if not reused:
+    if state is None or state["run"] is not run or state["labels"] != labels:
         fig = _baum_welch_figure(run, *labels)
         state = fig._lib_baum_welch
     for image, texts, matrix in zip(state["images"], state["texts"], (run.transitions[k], run.emissions[k])):
@@ -131,12 +130,9 @@ def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, fig=N
         _write_values(texts, matrix)
     state["row_label"].set_text(f"iteration {k}")
     state["marker"].set_data([k], [run.log_likelihoods[k]])
-    if reused:  # blitting (see lib.widgets._draw_live): the learned row and the marker move.
-        # Only on a figure updated in place: savefig leaves out an animated axes.
-        fig._lib_moving = [*(image.axes for image in state["images"]), state["marker"]]
-        fig._lib_background = "baum-welch"
-        for artist in fig._lib_moving:
-            artist.set_animated(True)
+    # blitting (see lib.widgets._draw_live): the learned row and the marker move
+    fig._lib_moving = [*(image.axes for image in state["images"]), state["marker"]]
+    fig._lib_background = "baum-welch"
     return fig
 
 

@@ -66,11 +66,8 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, fig=None
 
 def _moving(fig, background, artists):
     """Blitting for a live redraw: ``artists`` change, the rest (described by the key
-    ``background``) stays as pixels. Set only on a figure being updated in place:
-    ``savefig`` leaves out an animated axes or suptitle, the first image must not."""
+    ``background``) stays as pixels (see :func:`lib.widgets._draw_live`)."""
     fig._lib_moving, fig._lib_background = artists, background
-    for artist in artists:
-        artist.set_animated(True)
 
 
 def version_space_data(n_examples=20, target=(3, 7), n_points=10, seed=0):
