@@ -310,3 +310,15 @@ def test_chapter_figures_update_in_place_as_a_fresh_drawing_would(case):
     # and not the picture of the first values
     old = np.asarray(Image.open(io.BytesIO(lw._live_png(plot(**a, **fixed), a, frame))).convert("RGB"), float)
     assert np.mean(np.abs(old - two) > 40) > 0.001
+
+
+@pytest.mark.parametrize("case", range(8, 17))
+def test_new_figures_updated_in_place_save_as_a_fresh_drawing(case):
+    """Not drawn live (no frozen layout): an update in place, saved, is the fresh figure."""
+    plot, fixed, a, b = _chapter_figures()[case]
+    fig = plot(**a, **fixed)
+    assert plot(**b, **fixed, fig=plot(**b, **fixed, fig=fig)) is fig
+    size = tuple(fig.get_size_inches())
+    saved, fresh = (np.asarray(Image.open(io.BytesIO(figure_png(f, b, fit=False, size=size))).convert("RGB"), float)
+                    for f in (fig, plot(**b, **fixed)))
+    assert saved.shape == fresh.shape and np.mean(np.abs(saved - fresh) > 40) < 0.002
