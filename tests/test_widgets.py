@@ -36,6 +36,14 @@ def controls():
             "label": widgets.Dropdown(options=[("first", "a"), ("second", "b")], value="a", description="label")}
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Plot functions that draw through pyplot keep their figures open: close them."""
+    yield
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
 @pytest.fixture
 def static(monkeypatch):
     monkeypatch.setenv(lw.STATIC_ENV, "1")
