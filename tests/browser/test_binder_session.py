@@ -126,6 +126,15 @@ def run_all(page):
     assert not errors, errors
 
 
+def _expand_macros(text):
+    """The book's math macros written out, as tools/export_notebooks.py does for JupyterLab."""
+    import yaml
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    for name, value in config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"].items():
+        text = re.sub(r"\\" + name + r"(?![A-Za-z])", lambda _, value=value: value, text)
+    return text
+
+
 def solution_openings(chapter):
     """The first words of each solution in a chapter's source (text right after solution-start)."""
     text = (ROOT / "chapters" / f"{chapter}.md").read_text()
@@ -133,7 +142,7 @@ def solution_openings(chapter):
     for m in re.finditer(r"```\{solution-start\}[^\n]*\n(?::[^\n]*\n)*```\n+(.+)", text):
         line = m[1].strip()
         if not line.startswith(("```", "+++", ":")):
-            out.append(line[:40])
+            out.append(_expand_macros(line)[:40])
     return out
 
 
