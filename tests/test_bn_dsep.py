@@ -308,3 +308,21 @@ def test_dsep_figure_marks_trails():
     fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos)
     assert "d-separated" in fig._suptitle.get_text() and "= 0" in fig._suptitle.get_text()
     plt.close(fig)
+
+
+def test_markov_blanket_figure_colours_the_blanket():
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import FancyBboxPatch
+    from lib.bn.plots import plot_markov_blankets
+    asia = load_network("asia")
+    fig = plot_markov_blankets(asia, ["lung", "either"])
+    for ax, node in zip(fig.axes, ["lung", "either"]):
+        blanket = markov_blanket(asia, node)
+        assert ax.get_title() == f"blanket of {node}: {len(blanket)} of 7 others"
+        boxes = [p for p in ax.get_children() if isinstance(p, FancyBboxPatch)]
+        faces = {t.get_text(): to_hex(b.get_facecolor()) for t in ax.texts for b in boxes
+                 if np.allclose(t.get_position(), (b.get_x() + b.get_width() / 2,
+                                                   b.get_y() + b.get_height() / 2))}
+        assert len(faces) == 8
+        assert {n for n, c in faces.items() if c == "#9ecae1"} == blanket
+        assert {n for n, c in faces.items() if c == "#fdae6b"} == {node}

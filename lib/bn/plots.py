@@ -22,7 +22,7 @@ from .sampling import _forward
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
            "plot_sampling_convergence", "plot_curves", "plot_dsep_explorer",
-           "plot_cpdags", "plot_linear_gaussian"]
+           "plot_cpdags", "plot_linear_gaussian", "plot_markov_blankets"]
 
 
 def layered_layout(net):
@@ -351,6 +351,25 @@ def plot_cpdags(graphs, names, pos, titles, figsize=None):
         for e in g.undirected:
             u, v = sorted(e, key=str)
             _line(ax, pos, u, v, bw, 0.34, color="#1f77b4", lw=2.2, head=False)
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.03, top=0.88, wspace=0.1)
+    return fig
+
+
+def plot_markov_blankets(net, nodes, pos=None, figsize=None):
+    """One drawing of ``net`` per node of ``nodes``: the node in orange, its Markov
+    blanket (parents, children, children's other parents) in blue, the rest white.
+
+    Used in: Chapter 6, section "The Markov blanket".
+    """
+    from .independence import markov_blanket
+    pos = pos or layered_layout(net)
+    fig, axes = plt.subplots(1, len(nodes), figsize=figsize or (4.6 * len(nodes), 3.8), squeeze=False)
+    bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in net.names))
+    for ax, node in zip(axes[0], nodes):
+        blanket = markov_blanket(net, node)
+        colors = {n: "#9ecae1" for n in blanket} | {node: "#fdae6b"}
+        plot_network(net, ax=ax, pos=pos, colors=colors, node_width=bw, fontsize=10,
+                     title=f"blanket of {node}: {len(blanket)} of {len(net.names) - 1} others")
     fig.subplots_adjust(left=0.02, right=0.98, bottom=0.03, top=0.88, wspace=0.1)
     return fig
 
