@@ -110,8 +110,7 @@ def measure(case, lib, peers, check, tol, target_ratio, reps, per_call=1, note="
                diff=diffs[impl], tol=tol_text or f"{tol:g}", target=target_ratio, mem_target=MEM_TARGET,
                mem_lib=harness.peak_mib(lib), mem_peer=harness.peak_mib(peers[impl]), note=note,
                other_impls={k: med[k] for k in timed if k != impl}, **info)
-    row["ratio"] = row["lib"] / row["peer"]
-    row["mem_ratio"] = row["mem_lib"] / max(row["mem_peer"], 1e-3)
+    harness.with_ratios(row)
     print(f"{case:52s} lib {row['lib'] * 1e3:9.3f} ms  peer({impl}) {row['peer'] * 1e3:9.3f} ms  "
           f"ratio {row['ratio']:5.2f} (<= {target_ratio})  mem {row['mem_lib']:.2f}/{row['mem_peer']:.2f} MiB "
           f"({row['mem_ratio']:.2f})", flush=True)

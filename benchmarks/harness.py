@@ -77,11 +77,18 @@ def compare(case, lib, peer, check, tol, target, reps=REPS, note="", tol_text=No
     row = dict(case=case, lib=statistics.median(t_lib), peer=statistics.median(t_peer),
                lib_all=t_lib, peer_all=t_peer, number=number, diff=diff, tol=tol_text or f"{tol:g}",
                mem_lib=peak_mib(lib), mem_peer=peak_mib(peer), target=target, note=note)
-    row["ratio"] = row["lib"] / row["peer"]
-    row["mem_ratio"] = row["mem_lib"] / max(row["mem_peer"], 1e-3)
+    with_ratios(row)
     print(f"{case:45s} lib {row['lib'] * 1e3:9.2f} ms  peer {row['peer'] * 1e3:9.2f} ms  "
           f"ratio {row['ratio']:5.2f} (<= {target})  diff {diff:.1e}  "
           f"mem {row['mem_lib']:.1f}/{row['mem_peer']:.1f} MiB", flush=True)
+    return row
+
+
+
+def with_ratios(row):
+    """Add ``ratio`` (lib / peer time) and ``mem_ratio`` (peak memory) to a result row."""
+    row["ratio"] = row["lib"] / row["peer"]
+    row["mem_ratio"] = row["mem_lib"] / max(row["mem_peer"], 1e-3)
     return row
 
 
