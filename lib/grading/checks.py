@@ -27,6 +27,7 @@ MIME = "application/vnd.bayes-course.grading+json"
 MAX_ITEMS = 100_000  # larger answers are not graded (a guard against huge values)
 MAX_ANSWER = 2 * 2**20  # bytes of one encoded answer (each test's value on its own)
 STUB_MESSAGE = "exercise"  # the release's stub: raise NotImplementedError("exercise")
+DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-12  # the tolerance of a plain number on the right
 
 
 class Approx:
@@ -39,7 +40,7 @@ class Approx:
         return f"approx({self.value!r}, rtol={self.rtol}, atol={self.atol})"
 
 
-def approx(value, *, rtol=1e-6, atol=1e-12):
+def approx(value, *, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
     """Expected number or array ``value``, matched when ``np.allclose(got, value, rtol, atol)``.
 
     Use it on the right of a test: ``answer_q1 == approx([0.1, 0.2], atol=5e-5)``.
@@ -147,7 +148,7 @@ def compare(got, expected):
     if isinstance(expected, dict) and expected.get("$type") == "approx":
         rtol, atol, expected = expected["rtol"], expected["atol"], expected["value"]
     else:
-        rtol, atol = 1e-6, 1e-12
+        rtol, atol = DEFAULT_RTOL, DEFAULT_ATOL
     if isinstance(expected, bool) or expected is None or isinstance(expected, str):
         return type(got) is type(expected) and got == expected
     if isinstance(expected, dict):
@@ -190,10 +191,48 @@ def evaluate(expr, namespace):
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
 
+def tolerance(expected):
+    """The tolerance in force for an encoded expected value, as the test states it.
+
+    ``"absolute 5e-05"`` when the test gives an ``atol`` (it dominates the default
+    relative part), ``"relative 0.0005"`` otherwise (both when both were changed);
+    ``None`` for strings, booleans, ``None`` and dicts, which match exactly.
+    """
+    if isinstance(expected, dict) and expected.get("$type") == "approx":
+        rtol, atol = expected["rtol"], expected["atol"]
+    elif _numbers(expected) is not None and not isinstance(expected, bool):
+        rtol, atol = DEFAULT_RTOL, DEFAULT_ATOL
+    else:
+        return None
+    if atol <= DEFAULT_ATOL:
+        return f"relative {rtol:g}"
+    return f"absolute {atol:g}" + (f" and relative {rtol:g}" if rtol != DEFAULT_RTOL else "")
+
+
+def kind(data):
+    """The kind of an encoded value, without the value: ``a number``, ``an array of shape (2, 3)``."""
+    if isinstance(data, dict) and data.get("$type") == "approx":
+        data = data["value"]
+    if isinstance(data, bool):
+        return "a boolean"
+    if data is None:
+        return "None"
+    if isinstance(data, str):
+        return "a string"
+    if isinstance(data, dict):
+        return {"dict": "a dict", "ellipsis": "`...`"}.get(data.get("$type"), f"a {data.get('type')} object")
+    arr = _numbers(data)
+    if arr is not None:
+        if arr.ndim == 0:
+            return "an integer" if isinstance(data, int) else "a number"
+        return f"an array of shape {tuple(arr.shape)}"
+    return f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__
+
+
 def short(data):
     """A short human-readable rendering of encoded data (at most 80 characters)."""
     if isinstance(data, dict) and data.get("$type") == "approx":
-        text = f"{short(data['value'])} (± {data['atol'] or data['rtol']:g})"
+        text = short(data["value"])
     elif isinstance(data, dict) and data.get("$type") == "object":
         text = f"a {data.get('type')} object"
     elif isinstance(data, dict) and data.get("$type") == "dict":
@@ -221,10 +260,13 @@ def judge(expr, result, expected, hint=None):
         try:
             if compare(got, expected):
                 return "passed", f"`{expr}` is right"
-            status, message = "failed", f"`{expr}` gave {short(got)}, expected {short(expected)}"
+            tol = tolerance(expected)
+            status, message = "failed", (
+                f"`{expr}` gave {kind(got)} {short(got)}, expected {kind(expected)} "
+                f"{short(expected)}" + (f" (tolerance: {tol})" if tol else ""))
         except Exception:  # noqa: BLE001
             status, message = "failed", f"`{expr}` gave a value that cannot be compared"
-    return status, f"{message}. Hint: {hint}" if hint else message
+    return status, f"{message}. Hint: {hint.rstrip('.')}." if hint else message
 
 
 def run_test(test, namespace):
@@ -260,7 +302,7 @@ def hidden_summary(question, outcomes):
     text = f"{question}: {len(bad)} of {len(outcomes)} hidden tests failed"
     if any("too large to grade" in m for m, _ in bad):
         text += f" (an answer is too large to grade: at most {MAX_ANSWER >> 20} MB each)"
-    return text + (". Hints: " + " ".join(hints) if hints else "")
+    return text + (". Hints: " + " ".join(h.rstrip(".") + "." for h in hints) if hints else "")
 
 
 def send_values(exprs, namespace):

@@ -84,15 +84,22 @@ def score_question(question, expected, events, note):
             status, message = "error", "not answered yet"
         else:
             bad_public = list(dict.fromkeys(m for s, m in public if s != "passed"))
-            parts = [f"public tests: {'; '.join(bad_public) or 'all passed'}"]
+            # every failed test's hint, whole and in the tests' order (no cut: hints are
+            # the author's text, student messages are already capped by evaluate/short)
+            parts = [f"public tests: {' '.join(_sentence(m) for m in bad_public) or 'all passed.'}"]
             hidden_text = hidden_summary(question.name, [
                 (s, m, t.hint) for (s, m), t in zip(hidden, question.hidden)])
-            message = ". ".join(parts + ([hidden_text] if hidden_text else []))
+            message = " ".join(parts + ([_sentence(hidden_text)] if hidden_text else []))
     if cell:
         status = "timeout" if cell.get("status") == "timeout" else status
-        message = f"cell {cell['cell']}: {cell.get('status')}, {cell.get('message')}. {message}"
-    result.update(status=status, output=message[:1000])
+        message = f"cell {cell['cell']}: {cell.get('status')}, {str(cell.get('message'))[:300]}. {message}"
+    result.update(status=status, output=message)
     return result
+
+
+def _sentence(text):
+    """``text`` ending with exactly one full stop (hints may or may not end with one)."""
+    return text.rstrip().rstrip(".") + "."
 
 
 def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
