@@ -2,7 +2,7 @@
 states it, the kind of value expected, every failed test's hint, whole and punctuated once."""
 import json
 
-from lib.grading.checks import evaluate, expected_value, judge, run_test
+from lib.grading.checks import evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import score_question
 from lib.grading.source import Question, Test
 
@@ -13,8 +13,8 @@ def test_failure_states_the_tolerance_in_force_and_the_kind():
     assert "(tolerance: relative 0.0005)" in msg and "expected a number" in msg, msg
     _, msg = run_test(("x", "approx([0.5, 0.5], atol=5e-5)"), {"x": [0.6, 0.4]})
     assert "(tolerance: absolute 5e-05)" in msg and "an array of shape (2,)" in msg, msg
-    _, msg = run_test(("x", "0.25"), {"x": 0.3})  # a plain number: the default rtol
-    assert "(tolerance: relative 1e-06)" in msg, msg
+    _, msg = run_test(("x", "0.25"), {"x": 0.3})  # a plain number: the course's rule
+    assert "(tolerance: relative 0.0005)" in msg, msg
     _, msg = run_test(("x", "True"), {"x": False})  # exact: no tolerance
     assert "tolerance" not in msg and "expected a boolean" in msg, msg
     _, msg = run_test(("x", "approx([[1.0, 0.0]])"), {"x": [[1.0, 0.0, 0.0]]})
@@ -40,3 +40,12 @@ def test_question_feedback_shows_every_hint_uncut():
         assert result["output"].count(hint) == 1, (i, result["output"])
     assert ".." not in result["output"].replace("...", "")
     assert "7.5" not in result["output"] and "x * 1" not in result["output"]  # nothing hidden
+
+
+def test_the_course_rule_is_four_significant_digits_and_integers_exactly():
+    """A value given to 4 significant digits passes, one given to 3 does not; an integer
+    (a count, a size) on the right matches exactly."""
+    assert same(0.1429, "1 / 7") and same(1429e-7, "1 / 7e3") and not same(0.143, "1 / 7")
+    assert same([0.1316, 0.0001316], "approx([0.131579, 0.000131579])")
+    assert same(10000.0, "10000") and not same(10005, "10000") and not same(9999, "10000")
+    assert same(3e-17, "0.0") and not same(1e-6, "0.0")  # rounding noise of a zero only

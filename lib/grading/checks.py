@@ -27,7 +27,9 @@ MIME = "application/vnd.bayes-course.grading+json"
 MAX_ITEMS = 100_000  # larger answers are not graded (a guard against huge values)
 MAX_ANSWER = 2 * 2**20  # bytes of one encoded answer (each test's value on its own)
 STUB_MESSAGE = "exercise"  # the release's stub: raise NotImplementedError("exercise")
-DEFAULT_RTOL, DEFAULT_ATOL = 1e-6, 1e-12  # the tolerance of a plain number on the right
+#: The course's precision rule (exercises/README.md): numbers are checked to 4 significant
+#: digits (relative 5e-4); below 1e-9 a number counts as zero (rounding noise of a 0).
+DEFAULT_RTOL, DEFAULT_ATOL = 5e-4, 1e-9
 
 
 class Approx:
@@ -43,8 +45,9 @@ class Approx:
 def approx(value, *, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
     """Expected number or array ``value``, matched when ``np.allclose(got, value, rtol, atol)``.
 
-    Use it on the right of a test: ``answer_q1 == approx([0.1, 0.2], atol=5e-5)``.
-    Plain numbers on the right are compared with the defaults (``rtol=1e-6``).
+    Use it on the right of a test: ``answer_q1 == approx([0.1, 0.2])``. Plain numbers on
+    the right are compared with the defaults, the course's rule (4 significant digits,
+    ``rtol=5e-4``); the exercise sets state no other tolerance (``tests/test_exercise_rules.py``).
     """
     return Approx(value, rtol, atol)
 
@@ -142,7 +145,8 @@ def compare(got, expected):
     """True when the encoded answer ``got`` matches the encoded ``expected``.
 
     Numbers and (nested) lists of numbers compare with ``np.allclose`` (tolerance of
-    :func:`approx`, default ``rtol=1e-6``) and must have the same shape; strings,
+    :func:`approx`, default ``rtol=5e-4``) and must have the same shape; plain integers
+    on the right (counts, sizes, indices) match exactly; strings,
     booleans and ``None`` compare exactly; lists element by element; dicts by items.
     """
     if isinstance(expected, dict) and expected.get("$type") == "approx":
@@ -161,6 +165,8 @@ def compare(got, expected):
     if exp is not None:
         if arr is None or isinstance(got, bool) or arr.shape != exp.shape:
             return False
+        if rtol == DEFAULT_RTOL and atol == DEFAULT_ATOL and np.asarray(expected).dtype.kind in "iu":
+            return bool(np.array_equal(arr, exp))  # integers (counts, sizes, indices): exactly
         return bool(np.allclose(arr, exp, rtol=rtol, atol=atol, equal_nan=True))
     if isinstance(expected, list):
         return (isinstance(got, list) and len(got) == len(expected)
