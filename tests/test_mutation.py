@@ -11,7 +11,9 @@ first call); the other options of a multiple-choice question. A perturbed answer
 Required (issue 13): the public tests catch at least 80 % of the perturbed computed
 answers (numbers, arrays, functions) of each set; the hidden tests catch all perturbed
 answers, multiple choice included. Perturbed values equal to the solution (0 x 1.1) are
-not counted.
+not counted. Issue 28: every perturbed answer is among its question's listed mistakes
+(``mistakes public 2: x1.1; ignore prior`` in the header), and the first test that fails
+(the first hint the student sees) is the one listed for it.
 """
 import ast
 import contextlib
@@ -204,8 +206,32 @@ def caught(tests, namespace):
                    for t in tests)
 
 
+def first_failure(question, namespace):
+    """``"public 2"`` / ``"hidden 1"``: the test whose hint the student sees first
+    (the feedback lists public failures, then hidden hints, each in the tests' order)."""
+    for group, tests in (("public", question.public), ("hidden", question.hidden)):
+        for i, t in enumerate(tests, start=1):
+            if caught([t], namespace):
+                return f"{group} {i}"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def mistakes(name):
+    """{question: {mistake: "public 2"}}: the authors' lists, from the question headers'
+    ``mistakes public 2: label; label`` lines (see exercises/README.md)."""
+    out, exercise = {}, read_source(ROOT / "exercises" / name)
+    for cell in exercise.notebook.cells:
+        if cell.cell_type != "markdown" and _first(cell) == BEGIN_QUESTION:
+            meta = _header(cell)
+            out[meta["name"]] = {label.strip(): key.split(" ", 1)[1]
+                                 for key, value in meta.items() if key.startswith("mistakes ")
+                                 for label in value.split(";") if label.strip()}
+    return out
+
+
 def mutation_report(name):
-    """[(question, target, label, kind, caught_by_public, caught_by_hidden)]."""
+    """[(question, target, label, kind, caught_by_public, caught_by_hidden, first_failure)]."""
     questions, namespace, answers, choices = solved(name)
     rows = []
     for q, targets in answers.items():
@@ -222,14 +248,14 @@ def mutation_report(name):
                 mutants = function_mutants(original)
             for label, mutant in mutants.items():
                 results, counts = [], not isinstance(mutant, Mutant)
-                for tests in (question.public, question.hidden):
+                for tests in (question.public, question.hidden, None):
                     value = mutant
                     if isinstance(mutant, Mutant):  # fresh memory for each run
                         mutant.memory.clear()
                         value = mutant.func
                     ns = dict(namespace)
                     ns[target] = value
-                    results.append(caught(tests, ns))
+                    results.append(caught(tests, ns) if tests is not None else first_failure(question, ns))
                     if isinstance(mutant, Mutant):
                         counts = counts or mutant.counts()
                 if not counts:
@@ -259,6 +285,17 @@ def test_tests_catch_perturbed_answers(name):
     missed = [r[:3] for r in computed if not r[4]]
     assert share >= PUBLIC_SHARE, (f"{name}: public tests catch {share:.0%} of "
                                    f"{len(computed)} perturbed answers; missed {missed}")
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_first_hint_is_the_one_written_for_the_mistake(name):
+    """Every perturbed answer is in its question's list of mistakes, and the first hint the
+    student sees is the one of the test the author listed for that kind of mistake."""
+    listed, wrong = mistakes(name), []
+    for q, target, label, _, _, _, first in mutation_report(name):
+        if listed[q].get(label) != first:
+            wrong.append(f"{q} {label!r}: listed {listed[q].get(label)}, first hint from {first}")
+    assert not wrong, f"{name}: " + "; ".join(wrong)
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -304,5 +341,5 @@ if __name__ == "__main__":  # a report: python -m tests.test_mutation [set ...]
         print(f"{name}: public {sum(r[4] for r in comp)}/{len(comp)}, "
               f"hidden {sum(r[5] for r in rows)}/{len(rows)}")
         for r in rows:
-            if not (r[4] and r[5]):
-                print("   ", r)
+            if not (r[4] and r[5]) or mistakes(name)[r[0]].get(r[2]) != r[6]:
+                print("   ", r, "listed:", mistakes(name)[r[0]].get(r[2]))
