@@ -127,3 +127,105 @@ def test_06_q5_widget_values_copied_pass():
     assert not [t for t in questions["q5"].tests if caught([t], ns)]
     ns["answer_q5"] = np.array([float(f"{v:.3f}") for v in namespace["answer_q5"]])
     assert caught(questions["q5"].hidden, ns)  # fewer digits than the rule: fails
+
+
+# --- hints and public tests never give the answer away ----------------------------
+
+NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?|(?<![\w.])\d+e-?\d+")
+
+
+def _squash(text):
+    """Text reduced for comparing a formula in words with code: no spaces, parentheses,
+    ``*``, ``np.``/``math.``, ``**`` as ``^``; lower case."""
+    text = text.lower().replace("**", "^").replace("np.", "").replace("math.", "")
+    return re.sub(r"[\s()*\[\]]", "", text)
+
+
+def solution_code(exercise, name):
+    """The solution lines of question ``name`` (``# SOLUTION`` right sides, solution blocks)."""
+    from lib.grading.source import BEGIN_SOLUTION, END_SOLUTION, SOLUTION_LINE
+    inside, block, lines = False, False, []
+    for cell in exercise.notebook.cells:
+        first = cell.source.lstrip().split("\n", 1)[0].strip()
+        if cell.cell_type != "markdown" and first == BEGIN_QUESTION:
+            inside = re.search(rf"^name:\s*{name}\s*$", cell.source, re.M) is not None
+        elif cell.cell_type != "markdown" and first == END_QUESTION:
+            inside = False
+        elif inside and cell.cell_type == "code":
+            for line in cell.source.split("\n"):
+                if line.strip().startswith(BEGIN_SOLUTION):
+                    block = True
+                elif line.strip().startswith(END_SOLUTION):
+                    block = False
+                elif block:
+                    lines.append(re.sub(r"^\s*(return|\w+\s*=)\s*", "", line.split("#")[0]))
+                elif SOLUTION_LINE.match(line):
+                    lines.append(SOLUTION_LINE.match(line).group(3))
+    lines = [re.sub(r"^\s*(float|int|list|np\.array)\((.*)\)\s*$", r"\2", x) for x in lines]
+    return [s for s in map(_squash, lines) if len(s) >= 8]
+
+
+def _numbers_of(data):
+    if isinstance(data, dict):
+        return _numbers_of(data.get("value")) if data.get("$type") == "approx" else []
+    if isinstance(data, (bool, str)) or data is None:
+        return []
+    try:
+        return [float(v) for v in np.ravel(np.asarray(data, dtype=float))]
+    except (TypeError, ValueError):
+        return []
+
+
+def _in_text(value, text):
+    """True when the question's text states ``value`` (to the digits it shows)."""
+    for found in NUMBER.findall(text):
+        decimals = len(found.split(".")[1]) if "." in found and "e" not in found else 12
+        if abs(float(found) - value) <= 0.5 * 10.0 ** -decimals + 1e-12:
+            return True
+    return False
+
+
+def answer_leaks(name):
+    """[(question, where, what)]: hints or public test code holding the solution's
+    expression, or a number of the answer (a solution value, a hidden expected value)
+    that the question's text does not state."""
+    from lib.grading.source import read_source
+    exercise = read_source(ROOT / "exercises" / name)
+    questions, namespace, answers, _ = solved(name)
+    from lib.grading.source import HIDDEN_TESTS, PUBLIC_TESTS, strip_solutions
+    given = "\n".join(strip_solutions(c.source) for c in exercise.notebook.cells  # the data
+                      if c.cell_type == "code" and not c.source.lstrip().startswith(
+                          (PUBLIC_TESTS, HIDDEN_TESTS, BEGIN_QUESTION, END_QUESTION)))
+    found = []
+    for q in questions.values():
+        text, code = question_text(exercise, q.name) + given, solution_code(exercise, q.name)
+        secret = [v for kind, target in answers[q.name] if kind == "value"
+                  for v in _numbers_of(namespace[target]) if not float(v).is_integer()]
+        secret += [v for t in q.hidden for v in _numbers_of(expected_value(t.expected))
+                   if not float(v).is_integer()]
+        shown = [(f"hint of `{t.answer}`", t.hint) for t in q.tests if t.hint]
+        shown += [(f"public test `{t.answer}`", f"{t.answer} == {t.expected}") for t in q.public]
+        for where, what in shown:
+            squashed = _squash(what)
+            found += [(q.name, where, f"the solution's `{c}`") for c in code if c in squashed]
+            expected_side = what.split(" == ", 1)[1] if where.startswith("public") else what
+            for number in NUMBER.findall(expected_side):
+                value = float(number)
+                if (value.is_integer() or _in_text(value, text)
+                        or len(number.split("e")[0].replace("-", "").replace(".", "").lstrip("0")) < 3):
+                    continue
+                if any(abs(value - s) <= 5e-4 * abs(s) for s in secret):
+                    found.append((q.name, where, f"the answer's value {number}"))
+    return found
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_hints_and_public_tests_do_not_give_the_answer(name):
+    leaks = answer_leaks(name)
+    assert not leaks, f"{name}: " + "; ".join(f"{q} {w}: {x}" for q, w, x in leaks)
+
+
+def test_leak_check_catches_a_formula_and_a_value():
+    assert _squash("1 + p log2 p + (1 - p) log2(1 - p)") == _squash(
+        "1 + p * np.log2(p) + (1 - p) * np.log2(1 - p)")
+    assert _in_text(0.818182, "rain is 0.818 on day 1") and not _in_text(0.8945, "0.818")

@@ -1,4 +1,4 @@
-"""Sets 03, 06 and 08 re-tried with the mistakes of issue 28: the first hint the student
+"""Sets 02, 03, 06 and 08 re-tried with the mistakes of issue 28: the first hint the student
 sees is the one the author wrote for that mistake (listed in the question's header as
 ``mistakes public N: <mistake>``), and the grader's feedback shows it first."""
 import json
@@ -50,6 +50,10 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
      "weighted_estimate", lambda ns: weighted_mean_unnormalised),
     ("03_mdl", "q6", "r for r - 1 free numbers", "family_bits", lambda ns: family_bits_r),
     ("08_hmm", "q6", "row-normalised M-step matrix", "answer_q6", row_normalised),
+    ("08_hmm", "q8", "beta rescaled to sum to one", "answer_q8",
+     lambda ns: ns["answer_q8"] / ns["answer_q8"].sum()),  # what chapter 8's code does
+    ("02_estimation", "q3", "MAP pseudo-counts a - 1 for the posterior mean", "answer_q3",
+     lambda ns: next(a for a in range(1, 100) if (8 + a) / (8 + 2 * a) < 0.7)),
 ]
 
 
