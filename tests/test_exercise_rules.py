@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 from lib.grading.checks import expected_value
-from lib.grading.source import BEGIN_QUESTION, END_QUESTION
+from lib.grading.source import (BEGIN_QUESTION, BEGIN_SOLUTION, END_QUESTION, END_SOLUTION,
+                                HIDDEN_TESTS, PUBLIC_TESTS, SOLUTION_LINE, read_source,
+                                strip_solutions)
 from test_mutation import Mutant, _map, caught, solved
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,18 +26,22 @@ SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
 STATED = "4 significant digits"
 
 
-def question_text(exercise, name):
-    """The markdown of question ``name`` (its cells between the markers)."""
-    inside, parts = False, []
+def question_cells(exercise, name):
+    """The cells of question ``name`` (between its markers)."""
+    inside = False
     for cell in exercise.notebook.cells:
         first = cell.source.lstrip().split("\n", 1)[0].strip()
         if cell.cell_type != "markdown" and first == BEGIN_QUESTION:
             inside = re.search(rf"^name:\s*{name}\s*$", cell.source, re.M) is not None
         elif cell.cell_type != "markdown" and first == END_QUESTION:
             inside = False
-        elif inside and cell.cell_type == "markdown":
-            parts.append(cell.source)
-    return "\n".join(parts)
+        elif inside:
+            yield cell
+
+
+def question_text(exercise, name):
+    """The markdown of question ``name``."""
+    return "\n".join(c.source for c in question_cells(exercise, name) if c.cell_type == "markdown")
 
 
 def _approx_keywords(expected):
@@ -79,8 +85,7 @@ def test_no_test_states_its_own_tolerance(name):
 @pytest.mark.parametrize("name", SETS)
 def test_numeric_questions_state_the_precision(name):
     questions, _, _, _ = solved(name)
-    exercise = __import__("lib.grading.source", fromlist=["read_source"]).read_source(
-        ROOT / "exercises" / name)
+    exercise = read_source(ROOT / "exercises" / name)
     for q in questions.values():
         if _checks_real_numbers(q):
             assert STATED in question_text(exercise, q.name), (
@@ -143,15 +148,9 @@ def _squash(text):
 
 def solution_code(exercise, name):
     """The solution lines of question ``name`` (``# SOLUTION`` right sides, solution blocks)."""
-    from lib.grading.source import BEGIN_SOLUTION, END_SOLUTION, SOLUTION_LINE
-    inside, block, lines = False, False, []
-    for cell in exercise.notebook.cells:
-        first = cell.source.lstrip().split("\n", 1)[0].strip()
-        if cell.cell_type != "markdown" and first == BEGIN_QUESTION:
-            inside = re.search(rf"^name:\s*{name}\s*$", cell.source, re.M) is not None
-        elif cell.cell_type != "markdown" and first == END_QUESTION:
-            inside = False
-        elif inside and cell.cell_type == "code":
+    block, lines = False, []
+    for cell in question_cells(exercise, name):
+        if cell.cell_type == "code":
             for line in cell.source.split("\n"):
                 if line.strip().startswith(BEGIN_SOLUTION):
                     block = True
@@ -189,10 +188,8 @@ def answer_leaks(name):
     """[(question, where, what)]: hints or public test code holding the solution's
     expression, or a number of the answer (a solution value, a hidden expected value)
     that the question's text does not state."""
-    from lib.grading.source import read_source
     exercise = read_source(ROOT / "exercises" / name)
     questions, namespace, answers, _ = solved(name)
-    from lib.grading.source import HIDDEN_TESTS, PUBLIC_TESTS, strip_solutions
     given = "\n".join(strip_solutions(c.source) for c in exercise.notebook.cells  # the data
                       if c.cell_type == "code" and not c.source.lstrip().startswith(
                           (PUBLIC_TESTS, HIDDEN_TESTS, BEGIN_QUESTION, END_QUESTION)))
@@ -229,3 +226,14 @@ def test_leak_check_catches_a_formula_and_a_value():
     assert _squash("1 + p log2 p + (1 - p) log2(1 - p)") == _squash(
         "1 + p * np.log2(p) + (1 - p) * np.log2(1 - p)")
     assert _in_text(0.818182, "rain is 0.818 on day 1") and not _in_text(0.8945, "0.818")
+
+
+def test_05_q1_hidden_tests_check_every_entry():
+    """Set 05 q1: an answer with two columns swapped fails a hidden test (issue 28)."""
+    questions, namespace, _, _ = solved("05_text_classification")
+    answer, vocabulary = namespace["answer_q1"], namespace["vocabulary"]
+    i, j = vocabulary["space"], vocabulary["launch"]
+    swapped = answer.copy()
+    swapped[[i, j]] = swapped[[j, i]]
+    assert not caught(questions["q1"].hidden, namespace)
+    assert caught(questions["q1"].hidden, dict(namespace, answer_q1=swapped))
