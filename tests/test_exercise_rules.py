@@ -237,3 +237,37 @@ def test_05_q1_hidden_tests_check_every_entry():
     swapped[[i, j]] = swapped[[j, i]]
     assert not caught(questions["q1"].hidden, namespace)
     assert caught(questions["q1"].hidden, dict(namespace, answer_q1=swapped))
+
+
+# --- the chapter's words in the set ------------------------------------------------
+
+TERM = re.compile(r"(?<![*\w])\*\*([^*\n]+?)\*\*(?!\*)|(?<![*\w])\*([^*\s][^*\n]*?)\*(?![*\w])|\{term\}`([^`<]+)")
+
+
+def set_terms(name):
+    """The terms a set's markdown puts in bold, italics or a {term} role (not the
+    multiple-choice letters)."""
+    text = "\n".join(c.source for c in read_source(ROOT / "exercises" / name).notebook.cells
+                     if c.cell_type == "markdown")
+    text = re.sub(r"\$[^$]*\$", "", text)  # math is not a term
+    terms = {next(g for g in m.groups() if g).strip() for m in TERM.finditer(text)}
+    return sorted(t for t in terms if len(t) > 1)
+
+
+def _in_chapter(term, chapter):
+    words = re.escape(term.lower().rstrip("s")).replace(r"\ ", r"[\s\-]+")
+    return re.search(words, chapter.lower()) is not None
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_set_terms_are_the_chapters(name):
+    """Every term a set emphasises or defines appears in its chapter (chapters/NN_topic.md)."""
+    chapter = (ROOT / "chapters" / f"{name}.md").read_text()
+    missing = [t for t in set_terms(name) if not _in_chapter(t, chapter)]
+    assert not missing, f"{name}: terms not in chapters/{name}.md: {missing}"
+
+
+def test_set_terms_finds_bold_italic_and_term_roles():
+    assert _in_chapter("imaginary examples", "with imaginary\nexamples") and not _in_chapter("beta", "b")
+    assert [m.group(1) or m.group(2) for m in TERM.finditer("a **family** and *parents*, 2 * 3 * 4")] == [
+        "family", "parents"]
