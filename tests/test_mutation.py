@@ -333,8 +333,25 @@ def test_multiple_choice_keys_are_spread():
     assert keys.count(worst) <= 0.4 * len(keys), f"key {worst!r}: {keys.count(worst)} of {len(keys)}"
 
 
-if __name__ == "__main__":  # a report: python -m tests.test_mutation [set ...]
+def draft_mistakes(name):
+    """{question: ["mistakes public 1: x1.1; ignore prior", ...]}: header lines listing every
+    perturbed answer at the test that catches it first now (a draft to review: reorder the
+    tests when a hint does not fit its mistake, and add the named misconceptions)."""
+    groups = {}
+    for q, _, label, _, _, _, first in mutation_report(name):
+        groups.setdefault(q, {}).setdefault(first, []).append(label)
+    return {q: [f"mistakes {w}: {'; '.join(by[w])}" for w in
+                sorted(by, key=lambda w: (w.split()[0] != "public", int(w.split()[1])))]
+            for q, by in groups.items()}
+
+
+if __name__ == "__main__":  # a report: python -m tests.test_mutation [--mistakes] [set ...]
     import sys
+    if sys.argv[1:2] == ["--mistakes"]:
+        for name in sys.argv[2:] or SETS:
+            for q, lines in draft_mistakes(name).items():
+                print(f"{name} {q}:", *lines, sep="\n    ")
+        raise SystemExit(0)
     for name in sys.argv[1:] or SETS:
         rows = mutation_report(name)
         comp = [r for r in rows if r[3] != "choice"]
