@@ -271,3 +271,16 @@ def test_set_terms_finds_bold_italic_and_term_roles():
     assert _in_chapter("imaginary examples", "with imaginary\nexamples") and not _in_chapter("beta", "b")
     assert [m.group(1) or m.group(2) for m in TERM.finditer("a **family** and *parents*, 2 * 3 * 4")] == [
         "family", "parents"]
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_hidden_tests_see_the_whole_answer(name):
+    """A graded value is never checked through a sample of its entries only: some hidden
+    test of its question reads it whole (not ``answer_q1[...]``)."""
+    questions, _, answers, _ = solved(name)
+    for q, targets in answers.items():
+        for kind, target in targets:
+            uses = [t.answer for t in questions[q].hidden if re.search(rf"\b{target}\b", t.answer)]
+            if kind == "value" and uses:
+                assert any(re.search(rf"\b{target}\b(?!\s*\[)", u) for u in uses), (
+                    f"{name} {q}: hidden tests read only entries of {target}: {uses}")
