@@ -39,6 +39,14 @@ COLAB = ["ipykernel==6.17.1", "jupyter_client==7.4.9", "ipywidgets==7.7.1", "ipy
          "notebook==6.5.7", "traitlets==5.7.1", "tornado==6.4.2", "numpy==2.0.2", "scipy==1.14.1",
          "matplotlib==3.10.0", "pandas==2.2.2", "numba==0.60.0"]
 
+# A course JupyterHub (tests/test_hub.py): the hub, JupyterLab as its single-user server,
+# nbgitpuller for the launch links, jupyterlab-myst and ipywidgets' front end (README,
+# "Launching the notebooks"); not the course library, which the set-up cell installs from
+# the reader's clone. configurable-http-proxy comes from npm (.ci/run installs it).
+HUB = ["jupyterhub==6.1.1", "jupyterlab>=4.4,<5", "nbgitpuller==1.3.0", "jupyterlab-myst>=2.4,<3",
+       "ipywidgets>=8,<9", "ipykernel>=6.25,<7"]
+HUB_ENV = ROOT / "_build" / "hub-venv"
+
 # Where the kernels find the 20 Newsgroups archive (Chapter 5), as in the Makefile.
 DATA = os.environ.get("BAYES_COURSE_DATA") or str((ROOT.parent / "shared" / "data").resolve())
 
@@ -68,6 +76,14 @@ def colab_python():
     return python
 
 
+def hub_python():
+    """The hub's venv, with the course library uninstalled (each call)."""
+    python = _venv(HUB_ENV, " ".join(HUB), HUB)
+    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "bayes-course-lib"],
+                   capture_output=True, check=False)
+    return python
+
+
 def freeze(python):
     """``{name: version}`` of what a venv has installed (pip's own view)."""
     out = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check"],
@@ -92,7 +108,7 @@ def publish(tree, remote, branch=CONFIG["repository"]["branch"]):
 def published_clone(where):
     """Publish a fresh launch tree into a bare repository under ``where`` and clone its
     `notebooks` branch as a reader does; returns ``(remote, clone)``."""
-    remote, clone = where / "remote.git", where / "reader" / REPO_NAME
+    remote, clone = where / "origin" / REPO_NAME, where / "reader" / REPO_NAME  # like GitHub: .../REPO_NAME
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     result = publish(launch_tree(where / "launch-tree"), remote)
     assert result.returncode == 0, result.stderr
