@@ -66,6 +66,7 @@ def stop(pids):
 def hub(tmp_path_factory):
     """A running hub; yields ``(url, remote)``. Stops the hub, its proxy, the reader's
     server and kernels by PID."""
+    assert CHP, "configurable-http-proxy is missing: .ci/run installs it with npm"
     where = tmp_path_factory.mktemp("hub")
     python = hub_python()
     remote, _ = published_clone(where)
