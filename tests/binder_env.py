@@ -5,7 +5,11 @@
 * ``colab_python()``: a venv with what Colab has preinstalled (its old ipykernel,
   jupyter_client, ipywidgets, IPython and classic notebook, numpy, scipy, matplotlib,
   pandas), without the course: the notebook's own set-up cell must install it;
-* ``launch_tree()``: the `notebooks` branch the buttons open (tools/export_notebooks.py).
+* ``launch_tree()``: the `notebooks` branch the buttons open (tools/export_notebooks.py);
+* ``publish()`` / ``published_clone()``: that tree published with tools/publish_notebooks.sh
+  (the workflow's own script) into a local bare repository, and a reader's clone of it;
+* ``button_links()``: the launch links the theme's own code makes for a page;
+* ``notebook_pages()``: the pages of ``_toc.yml`` that get launch buttons.
 
 The venvs live in ``_build/`` and are made again only when their inputs change (key
 file), so repeated test runs reuse them. Shared by tests/test_binder.py,
@@ -18,17 +22,30 @@ import shutil
 import subprocess
 import venv
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = ROOT / "_build" / "binder-venv"
 COLAB_ENV = ROOT / "_build" / "colab-venv"
 TREE = ROOT / "_build" / "launch-tree"
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+REPO_NAME = CONFIG["repository"]["url"].rstrip("/").split("/")[-1]  # nbgitpuller's folder name
 
 # Colab's preinstalled versions of what the kernel and its front end use (2025 runtime),
 # on this machine's Python. The set-up cell must leave every one of them as it is.
 COLAB = ["ipykernel==6.17.1", "jupyter_client==7.4.9", "ipywidgets==7.7.1", "ipython==7.34.0",
          "notebook==6.5.7", "traitlets==5.7.1", "tornado==6.4.2", "numpy==2.0.2", "scipy==1.14.1",
          "matplotlib==3.10.0", "pandas==2.2.2", "numba==0.60.0"]
+
+# A course JupyterHub (tests/test_hub.py): the hub, JupyterLab as its single-user server,
+# nbgitpuller for the launch links, jupyterlab-myst and ipywidgets' front end (README,
+# "Launching the notebooks"); not the course library, which the set-up cell installs from
+# the reader's clone. configurable-http-proxy comes from npm (.ci/run installs it).
+HUB = ["jupyterhub==6.1.1", "jupyterlab>=4.4,<5", "nbgitpuller==1.3.0", "jupyterlab-myst>=2.4,<3",
+       "ipywidgets>=8,<9", "ipykernel>=6.25,<7"]
+HUB_ENV = ROOT / "_build" / "hub-venv"
 
 # Where the kernels find the 20 Newsgroups archive (Chapter 5), as in the Makefile.
 DATA = os.environ.get("BAYES_COURSE_DATA") or str((ROOT.parent / "shared" / "data").resolve())
@@ -59,6 +76,14 @@ def colab_python():
     return python
 
 
+def hub_python():
+    """The hub's venv, with the course library uninstalled (each call)."""
+    python = _venv(HUB_ENV, " ".join(HUB), HUB)
+    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "bayes-course-lib"],
+                   capture_output=True, check=False)
+    return python
+
+
 def freeze(python):
     """``{name: version}`` of what a venv has installed (pip's own view)."""
     out = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check"],
@@ -72,6 +97,76 @@ def launch_tree(where=TREE):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.launch_tree(where)
+
+
+def publish(tree, remote, branch=CONFIG["repository"]["branch"]):
+    """Run tools/publish_notebooks.sh (what publish.yml runs) on ``tree``; the finished process."""
+    return subprocess.run(["bash", str(ROOT / "tools" / "publish_notebooks.sh"), str(remote), branch],
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "LAUNCH_TREE": str(tree)})
+
+
+def published_clone(where):
+    """Publish a fresh launch tree into a bare repository under ``where`` and clone its
+    `notebooks` branch as a reader does; returns ``(remote, clone)``."""
+    remote, clone = where / "origin" / REPO_NAME, where / "reader" / REPO_NAME  # like GitHub: .../REPO_NAME
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    result = publish(launch_tree(where / "launch-tree"), remote)
+    assert result.returncode == 0, result.stderr
+    subprocess.run(["git", "clone", "-q", "--branch", CONFIG["repository"]["branch"], str(remote), str(clone)],
+                   check=True)
+    return remote, clone
+
+
+def notebook_pages():
+    """The pages of ``_toc.yml`` that are notebooks (the theme gives only those launch buttons):
+    chapters with a kernelspec in their header, and the released exercises."""
+    def files(entries):
+        for entry in entries:
+            if "file" in entry:
+                yield entry["file"]
+            yield from files(entry.get("chapters", []) + entry.get("sections", []))
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = list(files([{"file": toc["root"]}] + [c for part in toc["parts"] for c in part["chapters"]]))
+    return [page for page in pages if page.startswith("_generated/exercises/")
+            or "kernelspec:" in (ROOT / f"{page}.md").read_text().split("\n---", 1)[0]]
+
+
+def button_links(pagename, where, hub=""):
+    """``{"Binder": url, "Colab": url, "JupyterHub": url}``: the launch buttons the theme
+    (sphinx-book-theme's own code) makes for ``pagename`` from _config.yml, with the
+    files the book build has (the page's source and the .ipynb that `make prepare` writes
+    beside each chapter)."""
+    from sphinx_book_theme.header_buttons.launch import add_launch_buttons
+
+    source = f"{pagename}.md" if (ROOT / f"{pagename}.md").is_file() else f"{pagename}.ipynb"
+    for name in {source, f"{pagename}.ipynb", f"jupyter_execute/{pagename}.ipynb"}:
+        (where / name).parent.mkdir(parents=True, exist_ok=True)
+        (where / name).write_text("{}")
+    owner, repo = CONFIG["repository"]["url"].rstrip("/").split("/")[-2:]
+
+    class App:  # the parts of a Sphinx application the theme reads
+        config = {"html_theme_options": {"launch_buttons": {**CONFIG["launch_buttons"], "jupyterhub_url": hub},
+                                         "repository_branch": CONFIG["repository"]["branch"],
+                                         "path_to_docs": CONFIG["repository"]["path_to_book"]}}
+        outdir = str(where / "html")
+        env = type("Env", (), {"metadata": {pagename: {"kernelspec": {}}},
+                               "doc2path": staticmethod(lambda name: str(where / source))})
+
+    context = {"header_buttons": [], "pagename": pagename, "sourcename": source,
+               "page_source_suffix": Path(source).suffix,
+               "github_url": "https://github.com", "github_user": owner, "github_repo": repo}
+    add_launch_buttons(App, pagename, "page.html", context, None)
+    return {b["text"]: b.get("url") for group in context["header_buttons"] for b in group["buttons"]}
+
+
+def named_notebook(route, url):
+    """The path, inside the `notebooks` branch, of the notebook a launch link opens."""
+    if route == "Colab":  # .../github/OWNER/REPO/blob/BRANCH/PATH
+        return urlsplit(url).path.split(f"/blob/{CONFIG['repository']['branch']}/", 1)[1]
+    urlpath = parse_qs(urlsplit(url).query)["urlpath"][0]
+    path = urlpath.split("lab/tree/", 1)[1]
+    return path.split("/", 1)[1] if route == "JupyterHub" else path  # the hub's names the clone folder
 
 
 # Now and then (about one notebook in 40 here, with ipykernel 6 and 7 alike) a cell's reply

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from binder_env import ROOT, binder_python
+from binder_env import ROOT, binder_python, button_links
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
@@ -53,36 +53,10 @@ def test_jupyterhub_button_is_one_setting_and_absent_while_empty():
 def test_launch_buttons_follow_the_hub_setting(tmp_path):
     """The theme's own code turns the settings into buttons: none for an empty hub, an
     nbgitpuller link (repository, branch `notebooks`, the chapter's .ipynb) for a set one."""
-    from sphinx_book_theme.header_buttons.launch import add_launch_buttons
-
-    page = tmp_path / "chapters" / "01_bayesian_learning.md"
-    page.parent.mkdir()
-    page.write_text("")
-    page.with_suffix(".ipynb").write_text("{}")
-
-    owner, repo = CONFIG["repository"]["url"].rstrip("/").split("/")[-2:]
-    (tmp_path / "jupyter_execute" / "chapters").mkdir(parents=True)
-    (tmp_path / "jupyter_execute" / "chapters" / "01_bayesian_learning.ipynb").write_text("{}")
-
-    def buttons(hub):
-        class App:  # the parts of a Sphinx application the theme reads
-            config = {"html_theme_options": {"launch_buttons": {**CONFIG["launch_buttons"], "jupyterhub_url": hub},
-                                             "repository_branch": CONFIG["repository"]["branch"],
-                                             "path_to_docs": CONFIG["repository"]["path_to_book"]}}
-            outdir = str(tmp_path / "html")
-            env = type("Env", (), {"metadata": {"chapters/01_bayesian_learning": {"kernelspec": {}}},
-                                   "doc2path": staticmethod(lambda name: str(tmp_path / f"{name}.md"))})
-
-        context = {"header_buttons": [], "pagename": "chapters/01_bayesian_learning",
-                   "sourcename": "chapters/01_bayesian_learning.md", "page_source_suffix": ".md",
-                   "github_url": "https://github.com", "github_user": owner, "github_repo": repo}
-        add_launch_buttons(App, "chapters/01_bayesian_learning", "page.html", context, None)
-        return {b["text"]: b.get("url") for group in context["header_buttons"] for b in group["buttons"]}
-
-    unset = buttons("")
+    unset = button_links("chapters/01_bayesian_learning", tmp_path)
     assert "JupyterHub" not in unset and "Binder" in unset and "Colab" in unset
     assert unset["Binder"].endswith("/notebooks?urlpath=lab/tree/chapters/01_bayesian_learning.ipynb")
-    hub = buttons("https://hub.university.edu")["JupyterHub"]
+    hub = button_links("chapters/01_bayesian_learning", tmp_path, "https://hub.university.edu")["JupyterHub"]
     assert hub.startswith("https://hub.university.edu/hub/user-redirect/git-pull?")
     assert f"repo={CONFIG['repository']['url']}" in unquote(hub) and "branch=notebooks" in hub
     assert "urlpath=lab/tree/bayesian-learning/chapters/01_bayesian_learning.ipynb" in unquote(hub)

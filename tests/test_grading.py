@@ -119,7 +119,7 @@ def test_hints_are_parsed_per_test_line():
     assert q.public == [T("x", "1", "x counts the limes"), T("x\n + 0", "1", "spans two lines"),
                         T("x * 2", "2", None)]
     assert q.hidden == [T("x + 1", "2", "add one # not a comment"), T("x", "1", None)]
-    spec = release(parse(source_nb(*cells))).cells[0].source
+    spec = release(parse(source_nb(*cells))).cells[1].source
     assert "x counts the limes" in spec and "add one" not in spec  # hidden hints stay hidden
 
 
@@ -137,7 +137,7 @@ def test_choices_are_parsed_and_the_solution_must_be_one_of_them():
     for bad in ("choices: a", "choices: a, a", "choices: a, , b"):
         with pytest.raises(ValueError, match="cell 1 .*choices"):
             parse(source_nb(("raw", f"# BEGIN QUESTION\nname: q1\npoints: 1\n{bad}"), *body))
-    spec = release(parse(source_nb(header, *body))).cells[0].source
+    spec = release(parse(source_nb(header, *body))).cells[1].source
     assert "'choices': ['a', 'b', 'c', 'd']" in spec
 
 
@@ -234,7 +234,7 @@ def test_released_notebook_has_no_solution_or_hidden_test(released):
     nb = nbformat.read(student, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.grading == {"exercise": NAME, "edition": "student"}
-    assert nb.cells[0].source.splitlines()[2] == "from lib.grading import Checker"
+    assert nb.cells[1].source.splitlines()[2] == "from lib.grading import Checker"
     assert not any(c.get("outputs") for c in nb.cells)
 
 
@@ -283,7 +283,7 @@ def test_release_keeps_cell_metadata_and_questions():
     assert [c.source for c in nb.cells if c.source.startswith("check(")] == [
         f'check("{q}")' for q in FULL]
     assert copy.deepcopy(nb) == release(exercise)
-    assert re.search(r"'q2': \{'choices': None,\s*'points': 3", nb.cells[0].source)
+    assert re.search(r"'q2': \{'choices': None,\s*'points': 3", nb.cells[1].source)
 
 
 def test_ipynb_source_releases_like_the_md_source(tmp_path):

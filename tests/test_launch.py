@@ -1,26 +1,30 @@
 """Every launch route runs every chapter and every released exercise notebook.
 
-The notebooks are those of the `notebooks` branch the launch buttons open, written by
-tools/export_notebooks.py into _build/launch-tree. Each one is executed top to bottom in
-a fresh kernel of
+The notebooks are those of a clone of the `notebooks` branch as readers fetch it:
+tools/export_notebooks.py writes the launch tree, tools/publish_notebooks.sh (the script
+.github/workflows/publish.yml runs) publishes it into a local bare repository, and the
+tests clone that. Each notebook of the clone is executed top to bottom in a fresh kernel of
 
-* a Binder-like venv made from binder/requirements.txt alone (tests/binder_env.py), and
+* a Binder-like venv made from binder/requirements.txt alone (tests/binder_env.py; the
+  clone's binder/ is the same), with the clone's `lib` first on the path as repo2docker's
+  `-e .` in the clone would have it, and
 * a Colab-like venv with Colab's preinstalled versions and no course library, from a
   folder outside any checkout (like Colab's /content): the notebook's own first cell
-  installs the library, from $BAYES_COURSE_REPO pointed at the local launch tree.
+  installs the library, from $BAYES_COURSE_REPO pointed at the clone.
 
 Any error fails the test. The Colab route must also upgrade nothing: after all the
 notebooks ran, the venv holds what Colab had plus the course library, same versions.
 """
 import re
 import shutil
+import subprocess
 import tomllib
 
 import nbformat
 
 import pytest
 
-from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, launch_tree
+from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, published_clone
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
@@ -29,7 +33,20 @@ NOTEBOOKS = [f"chapters/{c}.ipynb" for c in CHAPTERS] + [f"_generated/exercises/
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    return launch_tree(tmp_path_factory.mktemp("launch") / "bayesian-learning")
+    """A reader's clone of the published `notebooks` branch."""
+    return published_clone(tmp_path_factory.mktemp("launch"))[1]
+
+
+@pytest.fixture(scope="module")
+def binder(tree):
+    """The Binder venv's python, and the environment in which its kernels import the clone's `lib`."""
+    for name in ["requirements.txt", "runtime.txt"]:
+        assert (tree / "binder" / name).read_text() == (ROOT / "binder" / name).read_text()
+    python, env = binder_python(), {"PYTHONPATH": str(tree)}
+    where = subprocess.run([str(python), "-c", "import lib; print(lib.__file__)"], cwd="/", capture_output=True,
+                           text=True, check=True, env={**env, "PATH": "/usr/bin:/bin"}).stdout.strip()
+    assert where == str(tree / "lib" / "__init__.py")
+    return python, env
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +57,7 @@ def colab():
 
 def test_the_launch_branch_holds_one_notebook_per_chapter_and_exercise(tree):
     assert sorted(p.name for p in (tree / "chapters").iterdir()) == [f"{c}.ipynb" for c in CHAPTERS]
-    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*.ipynb")) == sorted(NOTEBOOKS)
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*.ipynb") if ".git" not in p.parts) == sorted(NOTEBOOKS)
     assert not (tree / "exercises").exists(), "exercise sources (with solutions) stay off the launch branch"
     for name in ["pyproject.toml", "binder/requirements.txt", "lib/data/networks/alarm.bif.gz"]:
         assert (tree / name).is_file(), name
@@ -95,12 +112,15 @@ def test_runtime_dependencies_are_a_readers_not_the_graders():
     assert all(name in grade for name in ["nbclient", "nbformat", "ipykernel", "jupytext"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_notebook_runs_in_the_binder_environment(tree, notebook):
-    result = execute(binder_python(), tree / notebook)
+def test_notebook_runs_in_the_binder_environment(tree, binder, notebook):
+    python, env = binder
+    result = execute(python, tree / notebook, **env)
     assert result.returncode == 0, f"{notebook} failed on Binder:\n{result.stderr[-4000:]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook, tmp_path):
     python, _ = colab
@@ -110,6 +130,7 @@ def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook,
     assert result.returncode == 0, f"{notebook} failed on Colab:\n{result.stderr[-4000:]}"
 
 
+@pytest.mark.slow
 def test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing(colab):
     python, before = colab
     after = freeze(python)

@@ -5,14 +5,13 @@
                                      release the exercises, each with the set-up cell
     python tools/export_notebooks.py --launch OUT_DIR            the whole `notebooks` branch
 
-Every exported notebook starts with the same set-up cell (tag ``remove-cell``): where
-the course library is not installed (Colab, a JupyterHub), it installs it with pip, from
-``$BAYES_COURSE_REPO`` when set (tests point it at the local checkout), else from the
-checkout the notebook sits in (nbgitpuller's clone), else from the repository's
-`notebooks` branch. pip keeps what is installed when it satisfies the library's ranges,
-so nothing the running kernel uses is upgraded.
+Every exported notebook starts with the set-up cell of ``lib/grading/setup_cell.py``
+(tag ``remove-cell``), the one ``python -m lib.grading release`` writes: where the course
+library is not installed (Colab, a JupyterHub), it installs it with pip, and it says
+which front-end piece (jupyterlab-myst, the widget front end) is missing. The launch
+branch's exercise notebooks are exactly what ``python -m lib.grading release`` writes.
 
-Chapters (and, for the launch branch, exercises) get markdown that JupyterLab with
+Chapters get markdown that JupyterLab with
 jupyterlab-myst, and Colab, can show: what jupyterlab-myst cannot resolve inside one
 notebook becomes readable text (citations, references to other chapters, the book's
 math macros, ``literalinclude``, ``glue:md``), and solution cells start collapsed.
@@ -34,35 +33,25 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
-REPO = CONFIG["repository"]["url"]
-BRANCH = CONFIG["repository"].get("branch", "main")
 
-SETUP_ID = "course-setup"
-SETUP = f'''# Set-up (Colab, a JupyterHub): install the course library when it is missing.
-# Elsewhere (Binder, a local install) this cell does nothing. It upgrades nothing.
-import importlib, importlib.util, os, site, subprocess, sys
-from pathlib import Path
-if importlib.util.find_spec("lib") is None:
-    _checkout = next((p for p in [Path.cwd(), *Path.cwd().parents]
-                      if (p / "pyproject.toml").is_file() and (p / "lib" / "__init__.py").is_file()), None)
-    _source = os.environ.get("BAYES_COURSE_REPO") or (str(_checkout) if _checkout else
-                                                       "git+{REPO}@{BRANCH}")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", _source], check=True)
-    if os.path.isdir(site.getusersitepackages()) and site.getusersitepackages() not in sys.path:
-        site.addsitedir(site.getusersitepackages())  # pip fell back to a user install
-    importlib.invalidate_caches()'''
+# Every notebook starts with the set-up cell that `python -m lib.grading release` writes.
+sys.path.insert(0, str(ROOT))
+from lib.grading.setup_cell import CELL_ID as SETUP_ID, setup_cell  # noqa: E402
+
+# The launch branch's own .gitignore: main's ignores the generated notebooks, which are
+# all this branch is for. This one ignores only what a reader's server and pip leave
+# behind in the clone (nbgitpuller keeps them out of its merges).
+LAUNCH_GITIGNORE = """.ipynb_checkpoints/
+__pycache__/
+*.egg-info/
+build/
+"""
 
 ROLE = re.compile(r"\{(cite|cite:p|cite:t|ref|numref|eq)\}`([^`]*)`")
 LABEL = re.compile(r"^\(([\w.:-]+)\)=\s*$", re.M)
 HEADING = re.compile(r"^\(([\w.:-]+)\)=\s*\n+(#+)\s+(.+)$", re.M)
 DEFINES = r"(^\({0}\)=|name:\s*{0}\s*$|:label:\s*{0}\s*$|\$\$\s*\({0}\)|^#\s*\({0}\)=)"
 KINDS = {"fig": "figure", "tbl": "table", "ex": "exercise", "eq": "equation", "sec": "section"}
-
-
-def setup_cell():
-    cell = nbformat.v4.new_code_cell(SETUP, metadata={"tags": ["remove-cell"]})
-    cell.id = SETUP_ID
-    return cell
 
 
 def add_setup(nb):
@@ -227,22 +216,16 @@ def export_chapters(out_dir):
     return [export(page, out_dir, readable) for page in sorted((ROOT / "chapters").glob("*.md"))]
 
 
-def release_exercises(out_dir, instructor=False, readable=None):
-    """``lib.grading`` releases the notebooks; then each gets the set-up cell first."""
+def release_exercises(out_dir, instructor=False):
+    """The notebooks ``python -m lib.grading release`` writes (set-up cell included)."""
     from lib.grading.source import release_all
 
-    paths = release_all(ROOT / "exercises", out_dir, instructor=instructor)
-    for path in paths:
-        nb = nbformat.read(path, as_version=4)
-        if readable is not None:
-            readable.notebook(nb)
-        nbformat.write(add_setup(nb), path)
-    return paths
+    return release_all(ROOT / "exercises", out_dir, instructor=instructor)
 
 
 def launch_tree(out_dir):
-    """The `notebooks` branch: the committed files of the checkout, with the chapters and
-    exercises as notebooks only (``chapters/NN.ipynb``, ``_generated/exercises/NN/NN.ipynb``,
+    """The `notebooks` branch: the committed files of the checkout (its own ``.gitignore``),
+    with the chapters and exercises as notebooks only (``chapters/NN.ipynb``, ``_generated/exercises/NN/NN.ipynb``,
     the paths the book's launch buttons name)."""
     out = Path(out_dir)
     if out.exists():
@@ -250,7 +233,9 @@ def launch_tree(out_dir):
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
                            capture_output=True, text=True).stdout.split()
     for name in files:
-        if (name.startswith("exercises/") or (name.startswith("chapters/") and name.endswith(".md"))
+        # no exercise sources (solutions), no .md chapters, no workflows (a push with the
+        # workflow's token may not change .github/workflows, and readers do not need them)
+        if (name.startswith(("exercises/", ".github/")) or (name.startswith("chapters/") and name.endswith(".md"))
                 or not (ROOT / name).is_file()):
             continue
         (out / name).parent.mkdir(parents=True, exist_ok=True)
@@ -258,7 +243,8 @@ def launch_tree(out_dir):
     readable = Readable()
     for page in sorted((ROOT / "chapters").glob("*.md")):
         export(page, out / "chapters", readable)
-    release_exercises(out / "_generated" / "exercises", readable=readable)
+    release_exercises(out / "_generated" / "exercises")
+    (out / ".gitignore").write_text(LAUNCH_GITIGNORE)
     return out
 
 
@@ -266,7 +252,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", help="output folder")
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--exercises", action="store_true", help="release the exercises with the set-up cell")
+    what.add_argument("--exercises", action="store_true", help="release the exercises (as python -m lib.grading release)")
     what.add_argument("--launch", action="store_true", help="write the whole `notebooks` branch")
     parser.add_argument("--instructor", action="store_true", help="with --exercises: keep the solutions")
     args = parser.parse_args(argv)

@@ -28,6 +28,7 @@ import jupytext
 import nbformat
 
 from .checks import expected_value
+from .setup_cell import setup_cell
 
 BEGIN_QUESTION, END_QUESTION = "# BEGIN QUESTION", "# END QUESTION"
 BEGIN_SOLUTION, END_SOLUTION = "# BEGIN SOLUTION", "# END SOLUTION"
@@ -272,7 +273,9 @@ def release(exercise, instructor=False):
 
     Solutions are replaced, hidden-test and marker cells removed, each public-tests cell
     becomes ``check("q1")``, and a first cell creates ``check`` with the public tests
-    (the instructor edition keeps the solutions and checks the hidden tests too). Cells
+    (the instructor edition keeps the solutions and checks the hidden tests too). Before
+    it comes the set-up cell of :mod:`lib.grading.setup_cell` (installs the course where
+    it is missing, as on Colab), the same cell the launch notebooks start with. Cells
     of a question carry ``metadata.grading.question``; the notebook carries
     ``metadata.grading.exercise``. The result has no outputs.
     """
@@ -284,7 +287,7 @@ def release(exercise, instructor=False):
              "your answer\n# (public tests only; the graders also run hidden tests). "
              "Do not edit this cell.\n"
              f"from lib.grading import Checker\n\ncheck = Checker({pprint.pformat(spec, width=88)})")
-    cells = [nbformat.v4.new_code_cell(setup, metadata={"tags": ["remove-cell"]})]
+    cells = [setup_cell(), nbformat.v4.new_code_cell(setup, metadata={"tags": ["remove-cell"]})]
     question = None
     for i, cell in enumerate(exercise.notebook.cells, start=1):
         first = _first_line(cell)
@@ -308,7 +311,7 @@ def release(exercise, instructor=False):
             cells.append(nbformat.v4.new_markdown_cell(cell.source, metadata=meta))
         else:
             cells.append(nbformat.v4.new_raw_cell(cell.source, metadata=meta))
-    for n, cell in enumerate(cells):
+    for n, cell in enumerate(cells[1:], start=1):
         cell.id = f"cell-{n}"  # stable ids: releasing twice gives the same file
     nb = nbformat.v4.new_notebook(cells=cells, metadata={
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
