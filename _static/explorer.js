@@ -17,7 +17,8 @@
     var img = figureImage(explorer);
     if (!img) return;
     var frames = Array.prototype.map.call(explorer.querySelectorAll(".lib-explorer-frames > span"), function (s) {
-      return { values: JSON.parse(s.getAttribute("data-values")), src: s.getAttribute("data-src") };
+      return { values: JSON.parse(s.getAttribute("data-values")), src: s.getAttribute("data-src"),
+               alt: s.getAttribute("data-alt") };
     });
     var fields = Array.prototype.slice.call(explorer.querySelectorAll("[data-control]"));
     var loaded = false;
@@ -36,15 +37,25 @@
       loaded = true;
       frames.forEach(function (fr) { new Image().src = fr.src; });
     }
-    function show() {
+    // What the page shows next to each slider is what a screen reader announces for it
+    // (aria-valuetext), not the frame index that is the range input's value.
+    function label() {
       fields.forEach(function (f) {
+        var labels = f.getAttribute("data-labels");
+        if (!labels) return;  // a <select> announces its chosen option
+        var text = JSON.parse(labels)[+f.value];
         var out = f.parentNode.querySelector("output");
-        if (out) out.textContent = JSON.parse(f.getAttribute("data-labels"))[+f.value];
+        if (out) out.textContent = text;
+        f.setAttribute("aria-valuetext", text);
       });
+    }
+    function show() {
+      label();
       var frame = frameFor(chosen());
       if (!frame) return;
       img.removeAttribute("srcset");
       img.src = frame.src;
+      if (frame.alt) img.alt = frame.alt;  // the description of the frame shown, with its src
       img.setAttribute("data-values", JSON.stringify(frame.values));
     }
     fields.forEach(function (f) {
@@ -52,8 +63,10 @@
       f.addEventListener("change", show);
       ["pointerdown", "focus", "mouseenter", "touchstart"].forEach(function (e) { f.addEventListener(e, preload, { passive: true }); });
     });
+    label();
     var first = frameFor(chosen());
     if (first) img.setAttribute("data-values", JSON.stringify(first.values));
+    if (first && first.alt) img.alt = first.alt;
     img.classList.add("lib-explorer-image");
     explorer.querySelector(".lib-explorer-controls").hidden = false;
     explorer.classList.add("lib-explorer-ready");
