@@ -66,7 +66,6 @@
     label();
     var first = frameFor(chosen());
     if (first) img.setAttribute("data-values", JSON.stringify(first.values));
-    if (first && first.alt) img.alt = first.alt;
     img.classList.add("lib-explorer-image");
     explorer.querySelector(".lib-explorer-controls").hidden = false;
     explorer.classList.add("lib-explorer-ready");
