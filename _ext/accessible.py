@@ -10,7 +10,7 @@
   data frame) is wrapped in a scroll box that is in the Tab order and named after the
   table (``role="region"``), so a table wider than the column can be scrolled with the
   arrow keys. Figures and display equations that overflow only at some widths get the
-  same from ``_static/a11y.js`` while they overflow.
+  same from ``_static/explorer.js`` while they overflow.
 - **Unique ids.** sphinx-exercise gives every exercise's body the id
   ``exercise-content`` and every solution's ``solution-content``; they are numbered on
   each page (``exercise-content-2``, ...). Nothing links to them.
