@@ -45,7 +45,7 @@ def open_site_page(browser, site_url, path, viewport, mode):
                                   is_mobile=viewport == PHONE, has_touch=viewport == PHONE)
     recorder = Recorder(site_url)
     page = recorder.attach(context.new_page())
-    page.goto(f"{site_url}/{path}", wait_until="networkidle")
+    page.goto(f"{site_url}/{path}", wait_until="networkidle", timeout=90_000)  # a busy 2-core CI machine
     if page.locator("main .math").count():
         typeset(page)
     # the theme follows the reader's colour scheme (prefers-color-scheme)
