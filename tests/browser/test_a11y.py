@@ -10,7 +10,6 @@ sphinx-exercise write.
 """
 import json
 import sys
-from pathlib import Path
 
 import pytest
 from docutils import nodes
