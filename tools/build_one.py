@@ -2,6 +2,8 @@
 
 Used by ``make chapter CH=02_estimation`` while writing a chapter: much faster than
 the whole book, and it does not touch ``_build/`` (it works in a temporary folder).
+``--html DIR`` keeps the built pages in ``DIR`` (for example to run the browser tests on
+them: ``BOOK_HTML=DIR .venv/bin/python -m pytest tests/browser/test_a11y.py``).
 
 Chapters link to each other (``{ref}`sec-nb-subtleties```, ``{numref}`fig-em-...```,
 ``{eq}`eq-...```). So that such links resolve under ``-W`` without building the other
@@ -10,7 +12,9 @@ its headings with their labels, its equation labels and its figure names, in the
 order (so chapter and section numbers are those of the full book). A link to a label
 that no chapter defines still fails the build, as it does in ``make book``.
 """
+import argparse
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,7 +105,7 @@ def write_tree(tmp, page):
     )
 
 
-def main(name):
+def main(name, html=None):
     page = ROOT / "chapters" / f"{name.removesuffix('.md')}.md"
     if not page.exists():
         sys.exit(f"no chapter {page.relative_to(ROOT)}")
@@ -111,6 +115,9 @@ def main(name):
         build = [str(BIN / "jupyter-book"), "build", str(tmp), "-W", "-n", "--keep-going"]
         if subprocess.run(build).returncode:
             sys.exit(f"strict build of {page.name} failed")
+        if html:
+            shutil.rmtree(html, ignore_errors=True)
+            shutil.copytree(tmp / "_build" / "html", html)
         nb = tmp / f"{page.stem}.ipynb"
         subprocess.run([str(BIN / "jupytext"), "--quiet", "--to", "ipynb", "--output", str(nb), str(page)], check=True)
         test = [str(BIN / "python"), "-m", "pytest", "-q", "--nbval-lax", "-p", "no:cacheprovider", str(nb)]
@@ -120,6 +127,8 @@ def main(name):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python tools/build_one.py 01_bayesian_learning")
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description="Strict one-chapter build and nbval.")
+    parser.add_argument("chapter", help="e.g. 01_bayesian_learning")
+    parser.add_argument("--html", type=Path, help="copy the built website into this folder")
+    args = parser.parse_args()
+    main(args.chapter, args.html)

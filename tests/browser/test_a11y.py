@@ -1,0 +1,245 @@
+"""WCAG 2.1 A/AA in Chromium: axe-core on every chapter and exercise page, at desktop and
+phone size, in light and dark mode; the explorers followed with the keyboard (the alt
+text describes the frame shown, a slider announces the value the page shows).
+
+axe-core is the npm package pinned in package.json (`make browser-assets`), injected into
+each page from that local copy. A page passes when axe reports no violation of the rules
+tagged wcag2a, wcag2aa, wcag21a or wcag21aa. The functions of `_ext/accessible.py` that
+rewrite the pages are tested here too, on the HTML that myst-nb, the theme and
+sphinx-exercise write.
+"""
+import json
+import sys
+
+import pytest
+from docutils import nodes
+from docutils.utils import new_document
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Parser
+
+from conftest import NPM, ROOT, SITE, Recorder
+from test_site import FIGURE_CELL, KNOWN_ERRORS, PAGES, PHONE, typeset
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import accessible  # noqa: E402
+
+AXE = NPM / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
+MODES = ["light", "dark"]
+RUN_AXE = """async tags => {
+  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+  return result.violations.map(v => `${v.id} (${v.impact}): ${v.help}\\n` + v.nodes.slice(0, 8).map(
+      n => `    ${n.target.join(' ')}: ${(n.failureSummary || '').split('\\n').slice(1, 2).join(' ').trim()}`).join('\\n')
+      + (v.nodes.length > 8 ? `\\n    ... ${v.nodes.length} elements in all` : ''));
+}"""
+
+
+def open_site_page(browser, site_url, path, viewport, mode):
+    if not (SITE / path).exists():
+        pytest.skip(f"{path} is not in this build")
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `make browser-assets`")
+    context = browser.new_context(viewport=viewport, color_scheme=mode,
+                                  is_mobile=viewport == PHONE, has_touch=viewport == PHONE)
+    recorder = Recorder(site_url)
+    page = recorder.attach(context.new_page())
+    page.goto(f"{site_url}/{path}", wait_until="networkidle", timeout=90_000)  # a busy 2-core CI machine
+    if page.locator("main .math").count():
+        typeset(page)
+    # the theme follows the reader's colour scheme (prefers-color-scheme)
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+    return context, page, recorder
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("path", PAGES)
+def test_no_wcag_violation(browser, site_url, path, size, mode):
+    context, page, recorder = open_site_page(browser, site_url, path, SIZES[size], mode)
+    try:
+        page.add_script_tag(path=str(AXE))
+        violations = page.evaluate(RUN_AXE, TAGS)
+        assert not violations, f"{path} at {size} in {mode} mode:\n" + "\n".join(violations)
+        # math is read from MathJax's MathML, not Tab-stepped formula by formula (README):
+        # a formula is a Tab stop only as a scroll box wider than the column
+        stops = page.locator("main mjx-container[tabindex='0']:not([data-lib-scroll])").count()
+        assert stops == 0, f"{stops} formulas in the Tab order"
+        errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+FRAME_STATE = """(explorer, img) => {
+  const spans = [...explorer.querySelectorAll('.lib-explorer-frames > span')];
+  // explorer.js marks the figure with the values of the frame it shows
+  const key = v => JSON.stringify(JSON.parse(v || 'null'));
+  const shown = spans.find(s => key(img.dataset.values) === key(s.dataset.values));
+  return {alt: img.alt, frameAlt: shown ? shown.dataset.alt : null, found: !!shown,
+          described: spans.filter(s => (s.dataset.alt || '').trim()).length, frames: spans.length};
+}"""
+
+
+def check_frame(explorer, image, where):
+    state = explorer.evaluate(FRAME_STATE, image.element_handle())
+    assert state["described"] == state["frames"], \
+        f"{where}: {state['frames'] - state['described']} of {state['frames']} frames have no data-alt"
+    assert state["found"], f"{where}: the figure shows no frame of its explorer"
+    assert state["alt"] == state["frameAlt"], f"{where}: alt {state['alt']!r} describes another frame " \
+                                              f"than the one shown ({state['frameAlt']!r})"
+    return state["alt"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("chapters/")])
+def test_explorers_by_keyboard_announce_what_they_show(browser, site_url, path):
+    """Each slider moved with the arrow keys, each menu with the keyboard: the figure's alt
+    text is the description of the frame shown, the slider's aria-valuetext is the label
+    the page shows next to it."""
+    context, page, recorder = open_site_page(browser, site_url, path, SIZES["desktop"], "light")
+    try:
+        explorers = page.locator("main .lib-explorer")
+        assert explorers.count() > 0
+        for e in range(explorers.count()):
+            explorer = explorers.nth(e)
+            image = explorer.locator(FIGURE_CELL).locator("img").first
+            fields = explorer.locator("[data-control]")
+            for f in range(fields.count()):
+                field = fields.nth(f)
+                where = f"{path}, explorer {e + 1}, control {field.get_attribute('data-control')}"
+                n = len(json.loads(field.get_attribute("data-values")))
+                is_range = field.get_attribute("type") == "range"
+                field.focus()
+                if is_range:  # to the far end and back, so that the figure shows a frame
+                    page.keyboard.press("End")
+                    page.keyboard.press("Home")
+                else:
+                    field.select_option(index=n - 1)
+                    field.select_option(index=0)
+                assert int(field.input_value()) == 0, f"{where}: the keyboard did not move the control"
+                seen = {check_frame(explorer, image, where)}
+                for step in range(n - 1):
+                    if is_range:
+                        page.keyboard.press("ArrowRight")
+                    else:
+                        field.select_option(index=step + 1)
+                    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+                    index = int(field.input_value())
+                    assert index == step + 1, f"{where}: the keyboard did not move the control"
+                    if is_range:
+                        labels = json.loads(field.get_attribute("data-labels"))
+                        assert field.get_attribute("aria-valuetext") == labels[index], where
+                        assert field.locator("xpath=following-sibling::output").inner_text() == labels[index]
+                    seen.add(check_frame(explorer, image, where))
+                assert len(seen) == n, f"{where}: {n} positions but {len(seen)} different descriptions"
+        errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+# A page with one explorer as lib/widgets.py and myst-nb write it, for explorer.js alone.
+PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8"
+         "BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+EXPLORER_PAGE = """<!DOCTYPE html><html lang="en"><body><main>
+<div class="cell"><div class="cell_output"><figure><img src="{pixel}#a1" alt="default description"></figure></div></div>
+<div class="cell"><div class="cell_output"><div class="lib-explorer">
+ <div class="lib-explorer-controls" hidden><label class="lib-explorer-control"><span>rate</span>
+  <input type="range" min="0" max="2" step="1" value="1" data-control="a" data-values="[0.5, 1.0, 2.0]"
+   data-labels='["0.50", "1.00", "2.00"]'><output>1.00</output></label></div>
+ <div class="lib-explorer-frames" hidden>{frames}</div>
+</div></div></div></main></body></html>"""
+
+
+def explorer_page(browser, with_alt):
+    frames = "".join(f'<span data-values=\'{{"a": {a}}}\' data-src="{PIXEL}#a{a}"'
+                     + (f' data-alt="Curve for rate {a}"' if with_alt else "") + "></span>"
+                     for a in (0.5, 1.0, 2.0))
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content(EXPLORER_PAGE.format(pixel=PIXEL, frames=frames))
+    page.add_script_tag(path=str(ROOT / "_static" / "explorer.js"))
+    return context, page
+
+
+@pytest.mark.browser
+def test_explorer_script_sets_alt_and_valuetext(browser):
+    context, page = explorer_page(browser, with_alt=True)
+    try:
+        slider, img = page.locator("input[type=range]"), page.locator("img")
+        assert slider.get_attribute("aria-valuetext") == "1.00"
+        assert img.get_attribute("alt") == "default description"  # the page's own, until a move
+        slider.focus()
+        page.keyboard.press("ArrowLeft")
+        assert (slider.input_value(), slider.get_attribute("aria-valuetext")) == ("0", "0.50")
+        assert img.get_attribute("alt") == "Curve for rate 0.5"
+        page.keyboard.press("End")
+        assert slider.get_attribute("aria-valuetext") == "2.00"
+        assert img.get_attribute("alt") == "Curve for rate 2.0"
+        assert img.get_attribute("src").endswith("#a2.0")
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_explorer_script_keeps_alt_of_frames_without_description(browser):
+    context, page = explorer_page(browser, with_alt=False)
+    try:
+        page.locator("input[type=range]").focus()
+        page.keyboard.press("ArrowLeft")
+        assert page.locator("img").get_attribute("src").endswith("#a0.5")
+        assert page.locator("img").get_attribute("alt") == "default description"
+    finally:
+        context.close()
+
+
+# ---- _ext/accessible.py on the HTML the tools write ----
+
+def test_hidden_code_summary_is_named_by_its_visible_text():
+    # what myst-nb 1.x writes for a hide-input cell
+    body = ('<details class="admonition hide above-input">\n<summary aria-label="Toggle hidden content">\n'
+            '<p class="collapsed admonition-title">Show code cell source</p>\n')
+    context = {"body": body}
+    accessible._fix_body(None, "chapters/x", "page.html", context, None)
+    assert "aria-label" not in context["body"] and "<summary>\n" in context["body"]
+
+
+def test_search_button_is_named_by_its_visible_text():
+    # pydata-sphinx-theme's components/search-button-field.html (and the icon-only button)
+    field = ('<button class="btn search-button-field search-button__button pst-js-only" title="Search" '
+             'aria-label="Search" data-bs-placement="bottom" data-bs-toggle="tooltip">\n'
+             ' <i class="fa-solid fa-magnifying-glass"></i>\n <span class="search-button__default-text">Search</span>')
+    icon = ('<button class="btn btn-sm pst-navbar-icon search-button search-button__button pst-js-only" '
+            'title="Search" aria-label="Search" data-bs-placement="bottom" data-bs-toggle="tooltip">')
+    fixed = accessible.fix_search_button(field + icon)
+    assert fixed.count('aria-label="Search"') == 1  # the icon-only button keeps its name
+    assert fixed.startswith('<button class="btn search-button-field search-button__button pst-js-only" '
+                            'title="Search" aria-keyshortcuts="Control+K" data-bs-placement')
+
+
+def test_output_tables_get_a_named_scroll_box_and_prose_tables_keep_the_themes():
+    frame = ('<div class="output text_html"><div>\n<table border="1" class="dataframe">\n<thead>\n'
+             '<tr style="text-align: right;"><th></th><th>word</th><th>P(w | spam)</th></tr></thead>'
+             '<tbody><tr><th>0</th><td>free</td><td>0.1</td></tr></tbody></table>\n</div></div>')
+    prose = '<div class="pst-scrollable-table-container"><table class="table">\n<tr><td>1</td></tr></table>\n</div>'
+    body = accessible.wrap_tables(frame + prose)
+    assert body.count("lib-table-scroll") == 1
+    assert ('<div class="lib-table-scroll" tabindex="0" role="region" aria-label="Table of word, P(w | spam)">'
+            '<table border="1" class="dataframe">') in body
+    assert prose in body
+    assert accessible.wrap_tables(body) == body  # a second pass changes nothing
+    captioned = '<table><caption>Counts <em>per</em> class</caption><tr><th>a</th></tr></table>'
+    assert 'aria-label="Counts per class"' in accessible.wrap_tables(captioned)
+
+
+def test_exercise_ids_are_unique_on_a_page():
+    document = new_document("page", get_default_settings(Parser))
+    for name in ["exercise-content", "solution-content", "exercise-content", "solution-content",
+                 "exercise-content", "sec-other"]:
+        document += nodes.section(ids=[name])
+    accessible._unique_ids(None, document, "page")
+    ids = [s["ids"][0] for s in document.findall(nodes.section)]
+    assert ids == ["exercise-content", "solution-content", "exercise-content-2", "solution-content-2",
+                   "exercise-content-3", "sec-other"]
