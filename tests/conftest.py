@@ -42,5 +42,5 @@ def pytest_collection_modifyitems(config, items):
         if TESTS / "browser" in path.parents:
             item.add_marker(pytest.mark.browser)
             item.add_marker(pytest.mark.slow)
-        elif path.name in SLOW_FILES or item.originalname in SLOW_TESTS.get(path.name, ()):
+        elif path.name in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS.get(path.name, ()):
             item.add_marker(pytest.mark.slow)
