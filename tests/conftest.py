@@ -16,6 +16,10 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 
+# `make unit` passes --doctest-modules (for lib/): the two conftest.py files are plugins,
+# not modules to collect (both are named `conftest`).
+collect_ignore = ["conftest.py", "browser/conftest.py"]
+
 # Whole files: every test in them starts a kernel, a build, a venv or a sandbox.
 SLOW_FILES = {
     "test_launch.py",              # Binder-like and Colab-like venvs run every notebook
