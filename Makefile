@@ -47,8 +47,8 @@ prepare: $(STAMP)
 book: prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
 
-# Plain .ipynb copies of the chapters and the released student exercise notebooks
-# (for nbval and the launch buttons).
+# Plain .ipynb copies of the chapters and the released student exercise notebooks, to
+# open or run by hand (make test executes the launch tree's copies, tests/test_launch.py).
 notebooks: $(STAMP)
 	@rm -rf $(BUILD)/notebooks
 	$(BIN)/python tools/export_notebooks.py $(BUILD)/notebooks/chapters
