@@ -34,6 +34,7 @@ import sys
 import time
 
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
+
 # isort: split
 import hmmlearn
 import numpy as np
