@@ -65,7 +65,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check lib tests tools benchmarks
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
+	  --doctest-modules lib
 
 slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "slow and not browser" -p no:cacheprovider \
