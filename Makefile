@@ -14,11 +14,13 @@ STAMP   := $(VENV)/.installed
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book prepare notebooks launch-tree test unit nbval browser browser-assets chapter serve clean bench
+.PHONY: help install book prepare notebooks launch-tree test lint unit slow nbval browser browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
-	@echo "make test     unit tests, strict book build, nbval of every notebook"
+	@echo "make unit     the fast tests in parallel, with lib's doctests (a few minutes)"
+	@echo "make lint     ruff over lib, tests, tools, benchmarks"
+	@echo "make test     everything: lint, unit, strict book build, its notebooks read back, slow tests, browser"
 	@echo "make chapter CH=01_bayesian_learning   strict build + nbval of one chapter"
 	@echo "make bench    benchmarks against the peers -> benchmarks/results.md"
 	@echo "make serve    preview the built site on http://127.0.0.1:$(PORT)"
@@ -32,23 +34,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The execution cache is keyed on each notebook's code only, so it is cleared whenever
-# lib/ (code and its data, lib/data) changes: a change to the library re-executes every chapter.
+# The book's execution cache (myst-nb, keyed on each notebook's code) is also keyed per
+# notebook on the lib/ files it imports (tools/exec_cache.py): a change to lib/hmm/
+# re-executes the notebooks that import lib.hmm, not every chapter (lib/data: every one).
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
-	@key=$$(find lib -type f -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-32); \
-	if [ "$$(cat $(BUILD)/.lib-key 2>/dev/null)" != "$$key" ]; then \
-	  rm -rf $(BUILD)/.jupyter_cache $(BUILD)/.doctrees; echo "$$key" > $(BUILD)/.lib-key; \
-	  echo "lib/ changed: execution cache cleared"; fi
 	@rm -rf _generated/exercises
 	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
+	@$(BIN)/python tools/exec_cache.py $(BUILD) chapters/*.md _generated/exercises/*/*.ipynb
 
 book: prepare
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
 
-# Plain .ipynb copies of the chapters and the released student exercise notebooks
-# (for nbval and the launch buttons).
+# Plain .ipynb copies of the chapters and the released student exercise notebooks, to
+# open or run by hand (make test executes the launch tree's copies, tests/test_launch.py).
 notebooks: $(STAMP)
 	@rm -rf $(BUILD)/notebooks
 	$(BIN)/python tools/export_notebooks.py $(BUILD)/notebooks/chapters
@@ -59,8 +59,18 @@ notebooks: $(STAMP)
 launch-tree: $(STAMP)
 	$(BIN)/python tools/export_notebooks.py --launch $(BUILD)/launch-tree
 
+# The stages of `make test` (CONTRIBUTING.md lists what each one runs). Markers are set by
+# file in tests/conftest.py: slow = kernels, builds, venvs, sandboxes; browser = Chromium.
+lint: $(STAMP)
+	$(BIN)/ruff check lib tests tools benchmarks
+
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q --ignore=tests/browser
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
+	  --doctest-modules lib
+
+slow: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "slow and not browser" -p no:cacheprovider \
+	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py tests
 
 # Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
 browser-assets:
@@ -74,12 +84,14 @@ browser: browser-assets
 	@test -f $(BUILD)/html/index.html || $(MAKE) book
 	BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm $(BIN)/python -m pytest tests/browser -q
 
-nbval: notebooks
-	$(BIN)/python -m pytest -q --nbval-lax -p no:cacheprovider $(BUILD)/notebooks
+# The notebooks `make book` executed, read back (not executed again): every page ran top
+# to bottom from its current code, with no error (tools/check_executed.py).
+nbval: book
+	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py
 
-test: unit book nbval browser
+test: lint unit book nbval slow browser
 
-# One chapter alone: a strict mini-book with only that page, then nbval on it.
+# One chapter alone: a strict mini-book with only that page, then its executed notebook read back.
 chapter: $(STAMP)
 	@test -n "$(CH)" || { echo "usage: make chapter CH=01_bayesian_learning"; exit 2; }
 	$(BIN)/python tools/build_one.py $(CH)

@@ -1,5 +1,7 @@
 """Bayesian networks: inference, parameter and structure learning, lib.bn vs pgmpy."""
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
+
+# isort: split
 import gzip
 import logging
 import os

@@ -4,6 +4,8 @@ scikit-learn 1.9 has no ``algorithm="brute"`` for KernelDensity (only "kd_tree",
 "ball_tree", "auto"); the peer is its KD tree with ``atol=rtol=0``, i.e. the exact sum.
 """
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
+
+# isort: split
 import numpy as np
 from sklearn.neighbors import KernelDensity
 

@@ -1,5 +1,7 @@
 """Gaussian mixture EM, 100 iterations from a fixed start: lib.em vs scikit-learn."""
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
+
+# isort: split
 import numpy as np
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 

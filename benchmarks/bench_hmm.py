@@ -34,6 +34,8 @@ import sys
 import time
 
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
+
+# isort: split
 import hmmlearn
 import numpy as np
 from hmmlearn.hmm import CategoricalHMM

@@ -17,6 +17,8 @@ looked better still. The index sort itself (``scipy.sparse`` ``astype`` sums
 duplicates, which sorts every row) was about three quarters of lib's fit.
 """
 import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
+
+# isort: split
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer

@@ -12,7 +12,6 @@ after MathJax has typeset it and the network is idle.
 """
 import argparse
 import gzip
-import os
 import re
 import sys
 import time
@@ -128,7 +127,7 @@ def main():
             print(f"{chapter.stem}: {len(weight.items)} requests, {weight.gzip_bytes / 1e6:.2f} MB gzip "
                   f"({weight.raw_bytes / 1e6:.2f} MB raw), blocked {len(recorder.blocked)}, "
                   f"errors {recorder.errors} [{time.perf_counter() - start:.1f} s]")
-            for url, kind, raw, size in weight.largest(6):
+            for url, _kind, _raw, size in weight.largest(6):
                 print(f"    {size / 1e3:8.0f} kB  {url[:110]}")
         browser.close()
     server.shutdown()

@@ -38,7 +38,7 @@ def merge(runs):
         for r in rows:
             merged.setdefault(r["case"], []).append(r)
     out = []
-    for case, rs in merged.items():
+    for rs in merged.values():
         r = dict(rs[-1])
         for key in ("lib", "peer", "mem_lib", "mem_peer"):
             r[key] = statistics.median(x[key] for x in rs)

@@ -5,7 +5,6 @@ the download path is tested against a tiny archive served on 127.0.0.1.
 """
 import http.server
 import io
-import os
 import tarfile
 import threading
 from pathlib import Path
@@ -333,7 +332,9 @@ def test_a_damaged_cache_is_detected_and_rebuilt(tmp_path, cache, monkeypatch, d
     elif damage == "header":
         cached.write_bytes(b"0" * 64 + good[64:])
     else:                        # a valid checksum over a pickle of something else
-        import gzip, hashlib, pickle
+        import gzip
+        import hashlib
+        import pickle
         body = gzip.compress(pickle.dumps(["not", "posts"]))
         cached.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     monkeypatch.setattr(datasets, "_PARSED", {})

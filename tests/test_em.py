@@ -1,6 +1,5 @@
 """Tests of lib/em/ (Chapter 7, "Expectation maximization"); EM for networks: test_bn_em.py."""
 import warnings
-from itertools import product
 
 import numpy as np
 import pytest
@@ -87,7 +86,7 @@ def sklearn_run(X, cov, init, n_iter, reg=0.0):
 def test_gaussian_mixture_equals_sklearn(cov):
     X = mixture_data()
     rng = np.random.default_rng(1)
-    k, d = 3, 2
+    k = 3
     var = X.var(0)
     covs = {"full": np.repeat(np.cov(X.T, bias=True)[None], k, 0),
             "diag": np.repeat(var[None], k, 0), "spherical": np.full(k, var.mean())}[cov]

@@ -456,7 +456,7 @@ def test_fitted_attributes_before_fit():
 
     h = umbrella()
     with pytest.raises(NotFittedError, match="call fit"):
-        h.log_likelihoods_
+        h.log_likelihoods_  # noqa: B018 - the attribute access is what raises
     assert not hasattr(h, "n_iter_")                     # an AttributeError too
     h.fit([[0, 1, 1]], n_iter=2)
     assert h.n_iter_ == len(h.log_likelihoods_) == 2

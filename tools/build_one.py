@@ -1,4 +1,5 @@
-"""Build one chapter alone, strictly, then validate it with nbval.
+"""Build one chapter alone, strictly (which executes it once), then read back the executed
+notebook (tools/check_executed.py, as `make nbval` does for the whole book).
 
 Used by ``make chapter CH=02_estimation`` while writing a chapter: much faster than
 the whole book, and it does not touch ``_build/`` (it works in a temporary folder).
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from check_executed import check
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -118,12 +121,10 @@ def main(name, html=None):
         if html:
             shutil.rmtree(html, ignore_errors=True)
             shutil.copytree(tmp / "_build" / "html", html)
-        nb = tmp / f"{page.stem}.ipynb"
-        subprocess.run([str(BIN / "jupytext"), "--quiet", "--to", "ipynb", "--output", str(nb), str(page)], check=True)
-        test = [str(BIN / "python"), "-m", "pytest", "-q", "--nbval-lax", "-p", "no:cacheprovider", str(nb)]
-        if subprocess.run(test).returncode:
-            sys.exit(f"nbval of {page.name} failed")
-        print(f"{page.name}: strict build and nbval passed")
+        found = check(tmp / "_build", f"chapters/{page.stem}")  # read back, not executed again
+        if found:
+            sys.exit(f"executed {page.name}: {'; '.join(found)}")
+        print(f"{page.name}: strict build passed, executed notebook read back")
 
 
 if __name__ == "__main__":

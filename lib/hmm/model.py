@@ -96,7 +96,7 @@ class HMM:
     Examples
     --------
     >>> umbrella = HMM([0.5, 0.5], [[0.7, 0.3], [0.3, 0.7]], [[0.1, 0.9], [0.8, 0.2]])
-    >>> round(umbrella.filter([1, 1])[1, 0], 3)  # P(rain on day 2 | umbrella, umbrella)
+    >>> round(float(umbrella.filter([1, 1])[1, 0]), 3)  # P(rain on day 2 | umbrella, umbrella)
     0.883
     """
 

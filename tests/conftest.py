@@ -1,0 +1,50 @@
+"""Markers for the whole suite, set here by file (and for a few tests by name) so that the
+test files need no decorators: `make unit` runs ``-m "not slow and not browser"`` in
+parallel (pytest-xdist) in a few minutes; `make test` runs everything.
+
+* ``slow``: executes notebooks in kernels, builds a book, creates a venv, or grades in the
+  sandbox (the stages of `make test` after the unit tests);
+* ``browser``: drives Chromium (everything under tests/browser/, `make browser`).
+
+A new test file that starts kernels, builds or venvs belongs in ``SLOW_FILES`` (or its
+slow tests in ``SLOW_TESTS``); ``tests/test_markers.py`` times nothing but checks that
+these names still exist.
+"""
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+# `make unit` passes --doctest-modules (for lib/): the two conftest.py files are plugins,
+# not modules to collect (both are named `conftest`).
+collect_ignore = ["conftest.py", "browser/conftest.py"]
+
+# Whole files: every test in them starts a kernel, a build, a venv or a sandbox.
+SLOW_FILES = {
+    "test_launch.py",              # Binder-like and Colab-like venvs run every notebook
+    "test_exercises.py",           # grades every exercise set in fresh kernels
+    "test_grading_sandbox.py",     # bubblewrap sandboxes, a Debian-Python venv, kernels
+    "test_grading_autograder.py",  # the Gradescope package graded in kernels
+}
+
+# Single tests (file -> test function names) in otherwise fast files.
+SLOW_TESTS = {
+    "test_book.py": {"test_a_failing_cell_fails_the_strict_build",
+                     "test_the_same_book_builds_when_the_cell_passes"},
+    "test_build_one.py": {"test_links_to_other_chapters_resolve_and_unknown_labels_still_fail"},
+    "test_binder.py": {"test_binder_environment_has_the_library_from_the_repository_and_no_build_tools",
+                       "test_installed_package_finds_its_data_outside_a_checkout"},
+    "test_grading.py": {"test_released_notebook_runs_headless_renamed_and_writes_nothing"},
+    "test_executed_notebooks.py": {"test_every_notebook_was_executed_by_the_book_build"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.fspath))
+        if TESTS / "browser" in path.parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+        elif path.name in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS.get(path.name, ()):
+            item.add_marker(pytest.mark.slow)
