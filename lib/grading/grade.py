@@ -31,24 +31,29 @@ class GradingRefused(ValueError):
 
 
 def notebook_payload(data, filename, exercise):
-    """The notebook stripped of outputs, as bytes for the sandbox; ``ValueError`` if unusable."""
+    """The notebook stripped of outputs, as bytes for the sandbox; ``ValueError`` if unusable.
+
+    Metadata of any JSON type is tolerated: a notebook's or a cell's metadata that is
+    not an object is dropped before the notebook is read (which question a cell
+    belongs to is decided in the sandbox, by names of this exercise only).
+    """
     try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        raw = json.loads(data.decode("utf-8"))
+        for node in [raw, *(raw.get("cells") or [])] if isinstance(raw, dict) else []:
+            if isinstance(node, dict) and not isinstance(node.get("metadata", {}), dict):
+                node["metadata"] = {}
+        nb = nbformat.reads(json.dumps(raw), as_version=4)
         cells = nb.cells
         if not isinstance(cells, list):
             raise TypeError("no list of cells")
     except Exception as exc:  # noqa: BLE001 - the reason only, never the content
         raise ValueError(f"cannot read {filename}: not a valid notebook file "
                          f"({type(exc).__name__})") from None
-    meta = nb.metadata.get("grading") if isinstance(nb.get("metadata"), dict) else None
+    meta = (nb.get("metadata") or {}).get("grading")
     other = meta.get("exercise") if isinstance(meta, dict) else None
     if other is not None and other != exercise.name:
         raise ValueError(f"{filename} is the notebook of exercise {str(other)[:60]}, not {exercise.name}")
-    if not isinstance(nb.get("metadata"), dict):  # metadata of any JSON type is tolerated
-        nb["metadata"] = {}
     for cell in cells:
-        if isinstance(cell, dict) and not isinstance(cell.get("metadata"), dict):
-            cell["metadata"] = {}
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             cell["outputs"] = []
     return json.dumps(nb).encode()
@@ -148,7 +153,9 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
         tests = [{"name": q.name, "score": 0, "max_score": q.points, "status": "error",
                   "output": note} for q in exercise.questions.values()]
-    hidden = [t.answer for q in exercise.questions.values() for t in q.hidden]
+    public = " ".join(t.answer for q in exercise.questions.values() for t in q.public)
+    hidden = [t.answer for q in exercise.questions.values() for t in q.hidden
+              if not t.answer.isidentifier() and t.answer not in public]  # not a mere name
     for t in tests:
         t["output"] = _shown(t["output"], hidden)
     return {"id": sub.id, "submission": sub.id, "path": gradebook.clean(path),

@@ -138,7 +138,7 @@ class Sandbox:
             self.warnings.append("WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox"
                                  f"{': ' + cause if cause else ''}); student code could read "
                                  "or change the host's files and other submissions")
-        self.cgroups = Cgroups(memory_mb * 2**20, NPROC)
+        self.cgroups = Cgroups(memory_mb * 2**20, NPROC, workers)
         if self.cgroups.missing:
             self.warnings.append(
                 f"NOTE: no cgroup per submission: {self.cgroups.missing}; memory is limited "
@@ -308,7 +308,8 @@ def _read_events(stream, events):
     """Collect the JSON events of ``stream``, within limits checked before parsing.
 
     A line over :data:`MAX_LINE` bytes or with more than :data:`MAX_ITEMS` JSON items,
-    and every line after :data:`MAX_REPLY` bytes in all, is skipped unparsed; it
+    or one that would take the lines kept over :data:`MAX_REPLY` bytes, is skipped
+    unparsed (only its first 256 bytes are held); it
     becomes ``{"oversize": True, "question": ...}`` (the question named at its start).
     """
     total = 0
@@ -320,12 +321,12 @@ def _read_events(stream, events):
         while not line.endswith(b"\n") and (more := stream.readline(MAX_LINE)):  # drop the rest
             size += len(more)
             line = line[:256] + more[-1:]
-        total += size
-        if (size > MAX_LINE or total > MAX_REPLY
+        if (size > MAX_LINE or total + size > MAX_REPLY
                 or sum(map(line.count, (b"[", b"{", b","))) > MAX_ITEMS):
             name = re.match(rb'\{"question": "([A-Za-z0-9_.-]{1,80})"', line)
             events.append({"oversize": True, "question": name and name.group(1).decode()})
             continue
+        total += size  # what is parsed and kept; a refused line is not kept
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):

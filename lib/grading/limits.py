@@ -94,13 +94,15 @@ def _own_path(controller):
 class Cgroups:
     """Per-submission cgroups under one folder of this run (made by the constructor).
 
-    ``Cgroups(memory_bytes, nproc)``; :attr:`missing` is ``""`` when it works, else
+    ``Cgroups(memory_bytes, nproc, workers)``: the run's folder gets the CPU weight of
+    ``workers`` processes (on a shared host the run competes as that many processes,
+    not as one); :attr:`missing` is ``""`` when it works, else
     why not (then :meth:`create` returns ``None``). :meth:`create` makes a submission's
     cgroup and returns the ``cgroup.procs`` files a process writes its pid into to
     join; :meth:`remove` kills what is left in it and removes it.
     """
 
-    def __init__(self, memory_bytes, nproc, root=CGROUP_ROOT):
+    def __init__(self, memory_bytes, nproc, workers=1, root=CGROUP_ROOT):
         self.memory, self.nproc, self.root, self.parents = memory_bytes, nproc, Path(root), []
         self.version, self.missing = None, ""
         name = f"grading-{os.getpid()}-{secrets.token_hex(4)}"
@@ -117,6 +119,7 @@ class Cgroups:
                 parent.mkdir()
                 self.parents = [parent]
                 (parent / "cgroup.subtree_control").write_text("+memory +pids +cpu")
+                (parent / "cpu.weight").write_text(str(100 * max(1, workers)))
             else:
                 self.version = 1
                 for controller in V1:
@@ -126,6 +129,8 @@ class Cgroups:
                     parent = self.root / controller / own / name
                     parent.mkdir()
                     self.parents.append(parent)
+                    if controller == "cpu":
+                        (parent / "cpu.shares").write_text(str(1024 * max(1, workers)))
         except OSError as exc:
             self.missing = f"no writable cgroup hierarchy ({exc.strerror or exc})"
             self.close()
