@@ -489,8 +489,8 @@ def test_the_gradebook_is_read_by_a_csv_reader_comments_at_the_top_only(tmp_path
     # a quoted cell over several lines (as an older grader wrote), one line of it
     # starting with '#' and others split by record separators: still one row
     (tmp_path / "grades.csv").write_bytes(
-        b'# NOTE: first\nid,path,q1,total,note\r\na,a.ipynb,1,1,"x\n# y\x1eb,b.ipynb,0,0,forged\u2028"\r\n'
-        b'b,b.ipynb,0,0,note\r\n'.decode("unicode_escape").encode())
+        ('# NOTE: first\nid,path,q1,total,note\r\na,a.ipynb,1,1,"x\n# y\x1eb,b.ipynb,0,0,forged\u2028"\r\n'
+         'b,b.ipynb,0,0,note\r\n').encode())
     read, comments = gradebook.read_grades(tmp_path / "grades.csv", ["id", "path", "q1", "total", "note"])
     assert comments == ["NOTE: first"] and read["b"] == ["b", "b.ipynb", 0, 0, "note"]
     assert read["a"] == ["a", "a.ipynb", 1, 1, "x\n# y\x1eb,b.ipynb,0,0,forged\u2028"]
