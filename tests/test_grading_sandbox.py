@@ -4,7 +4,9 @@ One batch of submissions (built from the released chapter 1 notebook) is graded 
 short limits on 2 workers by a copy of the course that lives in a folder of mode 0700
 (as in a container, where the checkout is under /root), then every question's score
 and status of every submission is checked, and the gradebook. Separate short runs
-check the regrade merge (--only), the refusal and the --unsafe-no-sandbox path. Last,
+check the regrade merge (--only, every other row byte for byte), the refusal and the
+--unsafe-no-sandbox path, the resource box piece by piece (seccomp filter, reply caps,
+CSV reading, cgroups) and, marked slow, a CPU hog next to an honest submission. Last,
 the grader's command line runs as an unprivileged user (uid 65534, a Debian-Python venv
 and a course copy it can read): one user namespace per submission, and the refusal when
 that user may not create user namespaces.
