@@ -11,6 +11,7 @@
   FD`` reads) that makes ``add_key``, ``request_key`` and ``keyctl`` fail with ``EPERM``
   (as Docker's default profile does), so no submission can store or read a kernel key.
 """
+import atexit
 import errno
 import os
 import secrets
@@ -131,6 +132,7 @@ class Cgroups:
                     self.parents.append(parent)
                     if controller == "cpu":
                         (parent / "cpu.shares").write_text(str(1024 * max(1, workers)))
+            atexit.register(self.close)  # also when the owner never calls close()
         except OSError as exc:
             self.missing = f"no writable cgroup hierarchy ({exc.strerror or exc})"
             self.close()
