@@ -1,12 +1,18 @@
-"""Grading speed: 50 honest submissions of the chapter 1 set, ``--workers 2``, target < 90 s.
+"""Grading speed next to hostile submissions: 50 honest submissions of the chapter 1 set
+and 2 hostile ones (a CPU hog, a memory hog), ``--workers 2``, target < 120 s.
 
-Each submission is the released student notebook with the instructor's answers filled
-in (what a good student hands in). The time is the whole ``grade`` call as an
-instructor runs it: the sandbox probe, the self-test of the instructor solution, 50
-sandboxed kernels and the gradebook. Writes ``benchmarks/out/grading_speed.json``
-(read by ``run.py``) and prints the result with the load average before and after.
+Each honest submission is the released student notebook with the instructor's answers
+filled in (what a good student hands in): graded alone, each scores full marks (the
+grader's self-test grades exactly that notebook, and refuses to go on otherwise). The
+hostile ones answer right too, and meanwhile the CPU hog keeps 60 busy processes, each
+in its own session, running for 50 s, and the memory hog starts 4 processes that try to
+hold 700 MB each. The benchmark fails unless the 50 honest submissions keep full
+marks (their scores alone) next to them. The time is the whole ``grade`` call as an
+instructor runs it: the sandbox probe, the self-test, 52 sandboxed kernels and the
+gradebook. Writes ``benchmarks/out/grading_speed.json`` (read by ``run.py``) and prints
+the result with the load average before and after (the machine may be shared).
 
-Usage: python benchmarks/bench_grading.py [--n 50] [--workers 2] [--source exercises/NN_topic]
+Usage: python benchmarks/bench_grading.py [--n 50] [--workers 2] [--no-hostile] [--source exercises/NN_topic]
 """
 import argparse
 import json
@@ -26,7 +32,12 @@ from lib.grading.grade import grade  # noqa: E402
 from lib.grading.source import read_source, release  # noqa: E402
 
 SOURCE = ROOT / "exercises" / "01_bayesian_learning"
-TARGET = 90.0
+TARGET = 120.0
+CPU_HOG = ("import subprocess, time\nhogs = [subprocess.Popen(['timeout', '50', 'sh', '-c', "
+           "'while :; do :; done'], start_new_session=True) for _ in range(60)]\ntime.sleep(50)")
+MEMORY_HOG = ("import subprocess, sys\nkids = [subprocess.Popen([sys.executable, '-c', "
+              "\"b = b'x' * (700 * 2**20)\\nimport time\\ntime.sleep(30)\"]) for _ in range(4)]\n"
+              "[k.wait() for k in kids]")
 
 
 def honest_notebook(source):
@@ -43,11 +54,17 @@ def main():
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--source", type=Path, default=SOURCE, help="the exercise set")
+    parser.add_argument("--no-hostile", action="store_true", help="the honest submissions only")
     args = parser.parse_args()
     nb = honest_notebook(args.source)
+    hostile = {} if args.no_hostile else {"hostile_cpu": CPU_HOG, "hostile_memory": MEMORY_HOG}
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
+        for name, code in hostile.items():  # first in the queue: graded beside the honest ones
+            bad = nbformat.from_dict(json.loads(nbformat.writes(nb)))
+            bad.cells.insert(1, nbformat.v4.new_code_cell(code))
+            nbformat.write(bad, subs / f"{name}.ipynb")
         for k in range(args.n):
             nbformat.write(nb, subs / f"student{k:03d}.ipynb")
         load_before = os.getloadavg()
@@ -56,15 +73,19 @@ def main():
         seconds = time.perf_counter() - start
         load_after = os.getloadavg()
     total = sum(q.points for q in read_source(args.source).questions.values())
-    full = sum(r["score"] == total for r in results)
-    assert full == args.n, f"only {full} of {args.n} honest submissions got full marks"
-    result = {"set": args.source.name, "submissions": args.n, "workers": args.workers, "seconds": round(seconds, 1),
+    honest = [r for r in results if r["id"] not in hostile]
+    full = sum(r["score"] == total for r in honest)
+    assert full == args.n, f"only {full} of {args.n} honest submissions got full marks (as alone)"
+    result = {"set": args.source.name, "submissions": args.n, "hostile": sorted(hostile),
+              "hostile_scores": {r["id"]: r["score"] for r in results if r["id"] in hostile},
+              "honest_full_marks": full, "workers": args.workers, "seconds": round(seconds, 1),
               "per_submission": round(seconds / args.n, 2), "target": TARGET,
               "load_before": [round(x, 2) for x in load_before],
               "load_after": [round(x, 2) for x in load_after], "cores": os.cpu_count()}
     (HERE / "out").mkdir(exist_ok=True)
     (HERE / "out" / "grading_speed.json").write_text(json.dumps(result, indent=1) + "\n")
-    print(f"graded {args.n} honest submissions with {args.workers} workers in {seconds:.1f} s "
+    print(f"graded {args.n} honest submissions ({full} full marks, as alone) next to "
+          f"{len(hostile)} hostile ones with {args.workers} workers in {seconds:.1f} s "
           f"(target < {TARGET:g} s: {'met' if seconds < TARGET else 'NOT met'}); load average "
           f"before {load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} cores")
 

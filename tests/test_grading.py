@@ -187,17 +187,25 @@ def test_hidden_failures_show_their_hint_never_the_expected_value():
                         ("code", "# HIDDEN TESTS\nx + 1 == 2\nx * 987 == 987654  # hint: scale by 987\n"
                                  "x - 1 == 123456"), GOOD[4])).questions["q1"]
     expected = [expected_value(t.expected) for t in q.tests]
-    events = [{"question": "q1", "status": "ok", "results": [{"value": 1}, {"value": 2},
-                                                             {"value": 5}, {"value": 7}]}]
-    result = score_question(q, expected, events, "")
+    def events(*values):  # the replies of the public pass, then of the hidden pass
+        return [{"question": "q1", "status": "ok", "pass": 0, "results": [{"value": values[0]}]},
+                {"question": "q1", "status": "ok", "pass": 1, "results": [{"value": v} for v in values[1:]]}]
+
+    result = score_question(q, expected, events(1, 2, 5, 7), "")
     assert result["score"] == 0 and result["status"] == "failed"
     assert "q1: 2 of 3 hidden tests failed" in result["output"] and "scale by 987" in result["output"]
     assert "987654" not in result["output"] and "123456" not in result["output"]
-    events[0]["results"] = [{"value": 1}, {"value": 2}, {"value": 987654}, {"value": 0}]
-    out = score_question(q, expected, events, "")["output"]
+    out = score_question(q, expected, events(1, 2, 987654, 0), "")["output"]
     assert "1 of 3 hidden tests failed" in out and "Hint" not in out and "123456" not in out
-    events[0]["results"] = [{"value": 1}, {"value": 2}, {"value": 987654}, {"value": 123456}]
-    assert score_question(q, expected, events, "")["score"] == 2
+    assert score_question(q, expected, events(1, 2, 987654, 123456), "")["score"] == 2
+    # the hidden pass failing in the kernel (say, a replaced evaluator raising the
+    # expressions it was given): the question's name and the hints, nothing it said
+    broken = events(1)[:1] + [{"question": "q1", "status": "error", "pass": 1,
+                               "message": "Exception: ['x + 1', 'x * 987', 'x - 1']"}]
+    result = score_question(q, expected, broken, "")
+    assert result["score"] == 0 and result["status"] == "error"
+    assert result["output"] == ("q1: the hidden tests could not be evaluated (an error in the kernel). "
+                                "Hints: scale by 987")
 
 
 # --- release -------------------------------------------------------------------------

@@ -100,6 +100,8 @@ def encode(value, _depth=0, _count=None):
                              f"more than {MAX_ITEMS})")
         if value.dtype.kind not in "biuf":
             return encode(value.tolist(), _depth, count)
+        if value.dtype.kind == "f" and value.dtype.itemsize > 8:  # longdouble: tolist keeps it
+            value = value.astype(np.float64)
         value = value.tolist()  # numbers only: no per-item recursion needed
         count[0] += int(np.size(value))
         return value

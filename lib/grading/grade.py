@@ -20,7 +20,7 @@ import nbformat
 from . import gradebook
 from .checks import expected_value, hidden_summary, judge
 from .intake import Submission, find_submissions, read_notebook
-from .isolation import Sandbox
+from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, Sandbox
 from .source import find_source, read_source, release
 
 STATUS_RANK = {"timeout": 3, "error": 2, "unanswered": 1, "failed": 0}  # the worst one shows
@@ -31,16 +31,25 @@ class GradingRefused(ValueError):
 
 
 def notebook_payload(data, filename, exercise):
-    """The notebook stripped of outputs, as bytes for the sandbox; ``ValueError`` if unusable."""
+    """The notebook stripped of outputs, as bytes for the sandbox; ``ValueError`` if unusable.
+
+    Metadata of any JSON type is tolerated: a notebook's or a cell's metadata that is
+    not an object is dropped before the notebook is read (which question a cell
+    belongs to is decided in the sandbox, by names of this exercise only).
+    """
     try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        raw = json.loads(data.decode("utf-8"))
+        for node in [raw, *(raw.get("cells") or [])] if isinstance(raw, dict) else []:
+            if isinstance(node, dict) and not isinstance(node.get("metadata", {}), dict):
+                node["metadata"] = {}
+        nb = nbformat.reads(json.dumps(raw), as_version=4)
         cells = nb.cells
         if not isinstance(cells, list):
             raise TypeError("no list of cells")
     except Exception as exc:  # noqa: BLE001 - the reason only, never the content
         raise ValueError(f"cannot read {filename}: not a valid notebook file "
                          f"({type(exc).__name__})") from None
-    meta = nb.metadata.get("grading") if isinstance(nb.get("metadata"), dict) else None
+    meta = (nb.get("metadata") or {}).get("grading")
     other = meta.get("exercise") if isinstance(meta, dict) else None
     if other is not None and other != exercise.name:
         raise ValueError(f"{filename} is the notebook of exercise {str(other)[:60]}, not {exercise.name}")
@@ -51,28 +60,52 @@ def notebook_payload(data, filename, exercise):
 
 
 def _job(exercise, opts):
+    """The sandbox's job: the public tests of every question, then the hidden ones."""
+    questions = exercise.questions.values()
     return {"cell_timeout": opts["cell_timeout"], "memory_mb": opts["memory_mb"],
-            "questions": {q.name: [t.answer for t in q.tests] for q in exercise.questions.values()}}
+            "passes": [{q.name: [t.answer for t in q.public] for q in questions},
+                       {q.name: [t.answer for t in q.hidden] for q in questions}]}
+
+
+def _replies(question, events):
+    """``(public reply, hidden reply)`` events of ``question`` (an empty "ok" when it has
+    no such tests; None when none arrived)."""
+    found = [None, None]
+    for e in events:
+        if e.get("question") == question.name and "cell" not in e and e.get("pass") in (0, 1):
+            found[e["pass"]] = found[e["pass"]] or e
+    for i, tests in enumerate((question.public, question.hidden)):
+        if not tests:
+            found[i] = {"status": "ok", "results": []}
+    return found
 
 
 def score_question(question, expected, events, note):
     """Result of one question: name, score, max_score, status, output (never an expected
     value of a hidden test)."""
     result = {"name": question.name, "score": 0, "max_score": question.points}
-    answer = next((e for e in events if e.get("question") == question.name and "cell" not in e), None)
+    public, hidden = _replies(question, events)
     cell = next((e for e in events if e.get("question") == question.name and "cell" in e), None)
-    if answer is None:
+    if any(e.get("oversize") and e.get("question") == question.name for e in events):
+        status, message = "error", (
+            f"not graded: its reply to the grader was too large (at most {MAX_LINE >> 20} MB "
+            f"and {MAX_ITEMS} items per question, {MAX_REPLY >> 20} MB per submission)")
+    elif public is None or hidden is None:
         status = "timeout" if note.startswith("stopped after") else "error"
         too_big = any(e.get("oversize") for e in events)
         message = ("not graded: its answers were too large to receive" if too_big else
                    f"not graded: {note or 'the notebook stopped before this question'}")
-    elif answer.get("status") != "ok":
-        status = "timeout" if answer.get("status") == "timeout" else "error"
-        message = f"evaluating the tests: {answer.get('message')}"
+    elif public.get("status") != "ok":
+        status = "timeout" if public.get("status") == "timeout" else "error"
+        message = f"evaluating the tests: {public.get('message')}"
+    elif hidden.get("status") != "ok":  # only the hints: nothing that came from the kernel
+        status = "timeout" if hidden.get("status") == "timeout" else "error"
+        hints = list(dict.fromkeys(t.hint for t in question.hidden if t.hint))
+        message = (f"{question.name}: the hidden tests could not be evaluated (" +
+                   ("they ran too long" if status == "timeout" else "an error in the kernel")
+                   + ")" + (". Hints: " + " ".join(hints) if hints else ""))
     else:
-        values = answer.get("results")
-        if not isinstance(values, list) or len(values) != len(expected):
-            values = [None] * len(expected)
+        values = [*_values(public, question.public), *_values(hidden, question.hidden)]
         outcomes = [judge(t.answer, v, e, t.hint) for t, v, e in zip(question.tests, values, expected)]
         public, hidden = outcomes[: len(question.public)], outcomes[len(question.public):]
         if all(s == "passed" for s, _ in outcomes):
@@ -102,6 +135,11 @@ def _sentence(text):
     return text.rstrip().rstrip(".") + "."
 
 
+def _values(reply, tests):
+    values = reply.get("results")
+    return values if isinstance(values, list) and len(values) == len(tests) else [None] * len(tests)
+
+
 def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
     """Grade one submission; never raises (a failure becomes the row's note)."""
     start = time.monotonic()
@@ -114,15 +152,31 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
                                    extras, opts["timeout"])
         note = note or next((e["fatal"] for e in events if "fatal" in e), "")
         loose = [f"cell {e['cell']}: {e.get('status')}, {e.get('message')}" for e in events
-                 if "cell" in e and e.get("question") not in exercise.questions]
+                 if "cell" in e and not (isinstance(e.get("question"), str)
+                                         and e["question"] in exercise.questions)]
         note = "; ".join([note] * bool(note) + loose)[:1000]
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
         tests = [{"name": q.name, "score": 0, "max_score": q.points, "status": "error",
                   "output": note} for q in exercise.questions.values()]
-    return {"id": sub.id, "submission": sub.id, "path": path, "score": sum(t["score"] for t in tests),
-            "output": note, "execution_time": round(time.monotonic() - start, 2), "tests": tests}
+    public = " ".join(t.answer for q in exercise.questions.values() for t in q.public)
+    hidden = [t.answer for q in exercise.questions.values() for t in q.hidden
+              if not t.answer.isidentifier() and t.answer not in public]  # not a mere name
+    for t in tests:
+        t["output"] = _shown(t["output"], hidden)
+    return {"id": sub.id, "submission": sub.id, "path": gradebook.clean(path),
+            "score": sum(t["score"] for t in tests), "output": _shown(note, hidden),
+            "execution_time": round(time.monotonic() - start, 2), "tests": tests}
+
+
+def _shown(text, hidden):
+    """``text`` as it may be shown: control characters and ANSI sequences removed, and
+    any hidden test's expression replaced (whatever student code put it there)."""
+    text = gradebook.clean(text)
+    for expr in sorted(hidden, key=len, reverse=True):
+        text = text.replace(expr, "<a hidden test>")
+    return text
 
 
 def gradescope(result):
@@ -205,22 +259,25 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
                     and p != source_file and p.name != "README.md" and not p.name.startswith(".")
                     ) if Path(source).is_dir() else []
     sandbox = Sandbox(workers, unsafe=unsafe_no_sandbox,
-                      protect=[source_file.parent, submissions, out])
+                      protect=[source_file.parent, submissions, out], memory_mb=memory_mb)
     opts = {"cell_timeout": cell_timeout, "timeout": timeout, "memory_mb": memory_mb}
-    self_test(exercise, sandbox, extras, opts)
-    out.mkdir(parents=True, exist_ok=True)
-    expected = _expected(exercise)
     results = []
-    with ThreadPoolExecutor(max(1, workers)) as pool:
-        futures = [pool.submit(grade_one, s, exercise, expected, sandbox, extras, opts) for s in subs]
-        done = as_completed(futures)
-        if progress:
-            from tqdm import tqdm
+    try:
+        self_test(exercise, sandbox, extras, opts)
+        out.mkdir(parents=True, exist_ok=True)
+        expected = _expected(exercise)
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+            futures = [pool.submit(grade_one, s, exercise, expected, sandbox, extras, opts) for s in subs]
+            done = as_completed(futures)
+            if progress:
+                from tqdm import tqdm
 
-            done = tqdm(done, total=len(futures), desc=f"grading {exercise.name}",
-                        unit="notebook", file=sys.stderr)
-        for future in done:
-            results.append(future.result())
+                done = tqdm(done, total=len(futures), desc=f"grading {exercise.name}",
+                            unit="notebook", file=sys.stderr)
+            for future in done:
+                results.append(future.result())
+    finally:
+        sandbox.close()
     results.sort(key=lambda r: r["id"])
     for r in results:
         folder = out / "submissions" / r["id"]

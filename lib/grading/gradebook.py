@@ -2,7 +2,9 @@
 
 ``grades.csv`` has the columns ``id, path, <questions>, total, note`` (one row per
 submission, sorted by id). A first line starting with ``#`` is a comment saying the
-grades were made without a sandbox. Text cells that a spreadsheet would take for a
+grades were made without a sandbox or without cgroups (comments are recognised at the
+top only). Control characters and ANSI escape sequences are removed from every text
+cell (:func:`clean`), so no cell can hold a line break. Text cells that a spreadsheet would take for a
 formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) get a
 leading ``'``. Files are written atomically (a temporary file, then ``os.replace``).
 """
@@ -10,10 +12,15 @@ import csv
 import io
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
+#: ANSI escape sequences: CSI (ESC [ or 0x9b ... final byte), OSC / DCS / PM / APC strings
+#: (up to BEL or ESC \\), and two-character ESC sequences
+ANSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x9d\x9e\x9f])"
+                  r"[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -~]?")
 
 
 def atomic_write(path, text):
@@ -30,11 +37,19 @@ def atomic_write(path, text):
         raise
 
 
+def clean(text):
+    """``text`` without ANSI escape sequences and control characters: a line or record
+    separator of any kind (``\\n``, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028`` ...) becomes a
+    space, any other character that is not printable is removed."""
+    text = ANSI.sub("", str(text))
+    return "".join(c if c.isprintable() else " " if c.isspace() else "" for c in text)
+
+
 def cell(value):
-    """A CSV cell: numbers as they are, text neutralised against formulas."""
+    """A CSV cell: numbers as they are, text cleaned and neutralised against formulas."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    text = str(value).replace("\x00", "")
+    text = clean(value)
     return "'" + text if text.startswith(FORMULA) else text
 
 
@@ -44,10 +59,15 @@ def _number(text):
 
 
 def read_grades(path, columns):
-    """``(rows by id, warning comment)`` of an existing grades.csv with these ``columns``."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
-    comment = "".join(line[1:].strip() for line in lines if line.startswith("#"))
-    reader = csv.reader(line for line in lines if not line.startswith("#"))
+    """``(rows by id, comment lines)`` of an existing grades.csv with these ``columns``,
+    read by a CSV reader (comment lines only at the top)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    comments = []
+    while text.startswith("#"):
+        line, _, text = text.partition("\n")
+        comments.append(line[1:].strip())
+    reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if header != columns:
         raise ValueError(f"{path}: its columns {header} are not those of this exercise "
@@ -56,7 +76,7 @@ def read_grades(path, columns):
     for row in reader:
         if len(row) == len(columns):
             rows[row[0]] = [row[0], row[1], *map(_number, row[2:-1]), row[-1]]
-    return rows, comment
+    return rows, comments
 
 
 def write(out, points, results, merge=False, warning=""):
@@ -67,14 +87,14 @@ def write(out, points, results, merge=False, warning=""):
     """
     out, names = Path(out), list(points)
     columns = ["id", "path", *names, "total", "note"]
-    rows, old_warning = {}, ""
+    rows, old_warnings = {}, []
     if merge and (out / "grades.csv").exists():
-        rows, old_warning = read_grades(out / "grades.csv", columns)
+        rows, old_warnings = read_grades(out / "grades.csv", columns)
     for r in results:
         rows[r["id"]] = [r["id"], r["path"], *(t["score"] for t in r["tests"]), r["score"], r["output"]]
     table = io.StringIO()
-    for comment in dict.fromkeys(w for w in (warning, old_warning) if w):
-        table.write(f"# {comment}\n")
+    for comment in dict.fromkeys(w for w in [*warning.splitlines(), *old_warnings] if w):
+        table.write(f"# {clean(comment)}\n")
     writer = csv.writer(table)
     writer.writerow(columns)
     ordered = [rows[k] for k in sorted(rows)]

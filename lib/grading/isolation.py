@@ -18,11 +18,21 @@ the child's stdout, a pipe.
 * Neither possible (no ``bwrap``, no user namespaces): :class:`Sandbox` raises
   :class:`SandboxUnavailable`; ``unsafe=True`` (``--unsafe-no-sandbox``) runs the child
   as a plain subprocess instead.
+
+The resource box (:mod:`lib.grading.limits`): each submission's process tree runs in a
+cgroup of its own (total memory including its tmpfs pages, process count, an equal
+CPU share) when the grader is root and the host has a writable cgroup hierarchy
+(:attr:`Sandbox.warning` says so otherwise); its writable home and work folder and its
+``/tmp``, ``/var/tmp``, ``/dev/shm`` are size-capped tmpfs; each submission of a run
+gets a uid never used before in the run; a seccomp filter denies the kernel keyring
+calls. The grader reads at most :data:`MAX_LINE` bytes of one question's reply and
+:data:`MAX_REPLY` bytes of one submission's, before parsing any of it.
 """
+import itertools
 import json
 import os
-import queue
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -31,13 +41,18 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .limits import Cgroups, filter_fd, join_command
+
 ROOT = Path(__file__).resolve().parents[2]  # the project: lib/ lives here
 HOME, WORK = "/home/student", "/home/student/work"
 DATA, CACHE = "/course-data", "/course-cache"  # where the shared data sets appear inside
 NPROC = 256  # processes and threads of one submission
-MAX_LINE = 64 * 2**20  # bytes of one report line (a question's answers)
+MAX_LINE = 4 * 2**20  # bytes of one report line (a question's answers), read before parsing
+MAX_ITEMS = 400_000  # JSON lists, objects and items ('[', '{', ',') of one report line
+MAX_REPLY = 16 * 2**20  # bytes of all report lines of one submission
 MAX_STDERR = 4096
 TMPFS = str(512 * 2**20)  # bytes of each private temporary folder
+HOME_TMPFS = str(256 * 2**20)  # bytes of the writable home (and work folder) of a submission
 
 
 class SandboxUnavailable(ValueError):
@@ -102,16 +117,14 @@ class Sandbox:
     (:attr:`warning` then says so).
     """
 
-    def __init__(self, workers=2, unsafe=False, protect=()):
+    def __init__(self, workers=2, unsafe=False, protect=(), memory_mb=2048):
         self.root = os.geteuid() == 0
         self.bwrap = shutil.which("bwrap")
         self.python = _python_paths()
         self.data, self.data_env, self.host_data_env = _course_data()
-        self.warning = ""
-        base = random.randrange(1_000_000, 1_900_000_000 // 64) * 64  # unused uid range
-        self.uids = queue.Queue()
-        for n in range(max(1, workers) + 1):
-            self.uids.put(base + n)
+        self.warnings = []
+        base = random.randrange(1_000_000, 1_900_000_000 - 2**24)  # an unused uid range
+        self._uids, self._lock = itertools.count(base), threading.Lock()  # one per submission
         cause = self._cause(protect)
         if cause and not unsafe:
             raise SandboxUnavailable(
@@ -122,10 +135,26 @@ class Sandbox:
                 "isolation, pass --unsafe-no-sandbox.")
         self.isolated = not unsafe
         if unsafe:
-            self.warning = ("WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox"
-                            f"{': ' + cause if cause else ''}); student code could read "
-                            "or change the host's files and other submissions")
-            print(self.warning, file=sys.stderr)
+            self.warnings.append("WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox"
+                                 f"{': ' + cause if cause else ''}); student code could read "
+                                 "or change the host's files and other submissions")
+        self.cgroups = Cgroups(memory_mb * 2**20, NPROC, workers)
+        if self.cgroups.missing:
+            self.warnings.append(
+                f"NOTE: no cgroup per submission: {self.cgroups.missing}; memory is limited "
+                "per process only, and a submission's processes share the CPU with the "
+                "others' one by one (see 'What one submission can use' in instructors.md)")
+        for warning in self.warnings:
+            print(warning, file=sys.stderr)
+
+    @property
+    def warning(self):
+        """What the gradebook's header says about this run's isolation (may be "")."""
+        return "\n".join(self.warnings)
+
+    def close(self):
+        """Remove this run's cgroup folder."""
+        self.cgroups.close()
 
     def _cause(self, protect):
         """Why the sandbox cannot run here (``""`` when it can)."""
@@ -137,11 +166,14 @@ class Sandbox:
                 if secret == shown or secret.is_relative_to(shown):
                     return (f"{secret} lies inside {shown}, which the sandbox must show "
                             "(the Python installation); move it elsewhere")
-        with tempfile.TemporaryDirectory(prefix="grading-probe-") as tmp:
-            os.mkdir(Path(tmp) / "work")
-            code = "import lib.grading"  # the rest (kernel, site-packages) is the self-test's job
-            proc = subprocess.run(self.command(tmp, [], None) + [sys.executable, "-c", code],
-                                  cwd="/", env=self.env(), capture_output=True, timeout=120)
+        code = "import lib.grading"  # the rest (kernel, site-packages) is the self-test's job
+        seccomp = filter_fd()
+        try:
+            proc = subprocess.run(self.command([], [], seccomp) + [sys.executable, "-c", code],
+                                  cwd="/", env=self.env(), capture_output=True, timeout=120,
+                                  pass_fds=[seccomp])
+        finally:
+            os.close(seccomp)
         if proc.returncode:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             detail = err[-1] if err else f"exit status {proc.returncode}"
@@ -149,8 +181,9 @@ class Sandbox:
             return f"bwrap failed to start Python as {who}: {detail[:300]}"
         return ""
 
-    def command(self, box, extras, user):
-        """The ``bwrap`` command line for a private folder ``box`` (host path)."""
+    def command(self, extras, files, seccomp):
+        """The ``bwrap`` command line: ``files`` ``[(fd, path inside, mode)]`` are copied
+        in, ``seccomp`` is the file descriptor of the keyring filter."""
         args = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                 "--hostname", "sandbox", "--tmpfs", "/", "--proc", "/proc", "--dev", "/dev"]
@@ -160,18 +193,19 @@ class Sandbox:
         shown = [(p, p) for p in self.python] + [(ROOT / "lib", ROOT / "lib")] + self.data
         # the folders leading to them, enterable by the sandbox's user (bwrap makes 0700)
         for folder in sorted({str(p) for _, inside in shown for p in [*Path(inside).parents]
-                              + [Path(HOME)] if str(p) != "/"}):
+                              + [Path(HOME).parent] if str(p) != "/"}):
             args += ["--perms", "0755", "--dir", folder]
+        args += ["--perms", "0755", "--size", HOME_TMPFS, "--tmpfs", HOME,
+                 "--perms", "0755", "--dir", WORK, "--chdir", WORK]
         for host, inside in shown:
             args += ["--ro-bind", str(host), str(inside)]
-        args += ["--bind", str(box), HOME, "--chdir", WORK]
         for extra in extras:  # the exercise's data files, as released to students
             args += ["--ro-bind", str(extra), f"{WORK}/{Path(extra).name}"]
-        for name in ("passwd", "group"):
-            if (Path(box).parent / name).exists():
-                args += ["--ro-bind", str(Path(box).parent / name), f"/etc/{name}"]
+        for fd, inside, mode in files:
+            args += ["--perms", mode, "--file", str(fd), inside]
+        args += ["--seccomp", str(seccomp)]
         if self.root:  # no user namespace: the child drops to its own uid itself
-            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_CHOWN"]
         else:
             args += ["--unshare-user"]
         return args + ["--"]
@@ -191,35 +225,49 @@ class Sandbox:
 
         ``note`` says why the child stopped early (time limit, failure to start).
         """
-        uid = self.uids.get()
-        tmp = Path(tempfile.mkdtemp(prefix="grading-"))  # mode 0700: only the grader enters
+        with self._lock:
+            uid = next(self._uids)
+        user = [uid, uid] if self.isolated and self.root else None
+        job = {**job, "notebook": filename, "user": user, "nproc": NPROC}
+        fds, tmp, procs = [], None, None
         try:
-            box = tmp / "home"
-            (box / "work").mkdir(parents=True)
-            (box / "work" / filename).write_bytes(notebook)
-            user = [uid, uid] if self.isolated and self.root else None
-            if user:
-                (tmp / "passwd").write_text(f"root:x:0:0::/root:/bin/sh\nstudent:x:{uid}:{uid}::{HOME}:/bin/sh\n")
-                (tmp / "group").write_text(f"root:x:0:\nstudent:x:{uid}:\n")
-                for d in (box, box / "work"):
-                    os.chown(d, uid, uid)
             if self.isolated:
-                cmd, env, cwd = self.command(box, extras, user), self.env(), "/"
+                files = [(notebook, f"{WORK}/{filename}", "0644")]
+                if user:
+                    files += [(f"root:x:0:0::/root:/bin/sh\nstudent:x:{uid}:{uid}::{HOME}:/bin/sh\n".encode(),
+                               "/etc/passwd", "0644"),
+                              (f"root:x:0:\nstudent:x:{uid}:\n".encode(), "/etc/group", "0644")]
+                inside = []
+                for data, path, mode in files:
+                    fds.append(_memfd(data))
+                    inside.append((fds[-1], path, mode))
+                fds.append(filter_fd())
+                cmd, env, cwd = self.command(extras, inside, fds[-1]), self.env(), "/"
             else:
+                tmp = Path(tempfile.mkdtemp(prefix="grading-"))  # mode 0700: only the grader enters
+                (tmp / "work").mkdir()
+                (tmp / "work" / filename).write_bytes(notebook)
                 for extra in extras:
-                    shutil.copy2(extra, box / "work" / Path(extra).name)
-                cmd, env, cwd = [], self.env(str(box)), box / "work"
-            job = {**job, "notebook": filename, "user": user, "nproc": NPROC}
-            return self._spawn(cmd + [sys.executable, "-m", "lib.grading.sandbox"], env, cwd, job, timeout)
+                    shutil.copy2(extra, tmp / "work" / Path(extra).name)
+                cmd, env, cwd = [], self.env(str(tmp)), tmp / "work"
+            cmd = cmd + [sys.executable, "-m", "lib.grading.sandbox"]
+            procs = self.cgroups.create(f"submission-{uid}")
+            if procs:
+                cmd = join_command(procs, cmd)
+            return self._spawn(cmd, env, cwd, job, timeout, fds)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-            self.uids.put(uid)
+            if procs:
+                self.cgroups.remove(procs)
+            for fd in fds:
+                os.close(fd)
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
 
     @staticmethod
-    def _spawn(cmd, env, cwd, job, timeout):
+    def _spawn(cmd, env, cwd, job, timeout, fds=()):
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, pass_fds=fds)
         events, stderr = [], bytearray()
         readers = [threading.Thread(target=_read_events, args=(proc.stdout, events)),
                    threading.Thread(target=_read_capped, args=(proc.stderr, stderr))]
@@ -248,17 +296,37 @@ class Sandbox:
         return events, note
 
 
+def _memfd(data):
+    """A file descriptor (read position 0) holding ``data``, for ``bwrap --file``."""
+    fd = os.memfd_create("grading-file", 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def _read_events(stream, events):
-    """Collect the JSON events of ``stream``; a line over :data:`MAX_LINE` bytes is skipped."""
+    """Collect the JSON events of ``stream``, within limits checked before parsing.
+
+    A line over :data:`MAX_LINE` bytes or with more than :data:`MAX_ITEMS` JSON items,
+    or one that would take the lines kept over :data:`MAX_REPLY` bytes, is skipped
+    unparsed (only its first 256 bytes are held); it
+    becomes ``{"oversize": True, "question": ...}`` (the question named at its start).
+    """
+    total = 0
     while True:
         line = stream.readline(MAX_LINE)
         if not line:
             return
-        if not line.endswith(b"\n"):  # too long: drop the rest of it
-            while line and not line.endswith(b"\n"):
-                line = stream.readline(MAX_LINE)
-            events.append({"oversize": True})
+        size = len(line)
+        while not line.endswith(b"\n") and (more := stream.readline(MAX_LINE)):  # drop the rest
+            size += len(more)
+            line = line[:256] + more[-1:]
+        if (size > MAX_LINE or total + size > MAX_REPLY
+                or sum(map(line.count, (b"[", b"{", b","))) > MAX_ITEMS):
+            name = re.match(rb'\{"question": "([A-Za-z0-9_.-]{1,80})"', line)
+            events.append({"oversize": True, "question": name and name.group(1).decode()})
             continue
+        total += size  # what is parsed and kept; a refused line is not kept
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):

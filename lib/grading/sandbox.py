@@ -4,15 +4,17 @@ Run as ``python -m lib.grading.sandbox`` inside the sandbox (bubblewrap: a fresh
 holding only the interpreter, ``lib`` and the submission's private folder), with the
 submitted notebook in its working folder. It reads a JSON job from stdin::
 
-    {"notebook": "alice.ipynb", "questions": {"q1": ["answer_q1", ...]},
+    {"notebook": "alice.ipynb", "passes": [{"q1": ["answer_q1", ...]}, {"q1": [...]}],
      "cell_timeout": 60, "memory_mb": 2048, "nproc": 256, "user": [uid, gid] or null}
 
 sets resource limits, drops to ``user`` (when started as root), runs every code cell
 on a fresh kernel (nbclient), then evaluates each question's test expressions in the
-kernel (:func:`lib.grading.checks.send_values`). It reports JSON lines on the stdout
+kernel (:func:`lib.grading.checks.send_values`), one pass after the other (the public
+tests of every question, then the hidden ones: no public test's output can carry what
+a hidden test's expression showed the kernel). It reports JSON lines on the stdout
 it inherited (a pipe to the grader, never a named file): ``{"cell": 3, "question":
 "q2", "status": "timeout", "message": ...}`` once for a cell that failed,
-``{"question": "q1", "status": "ok", "results": [...]}`` per question, and
+``{"question": "q1", "status": "ok", "results": [...], "pass": 0}`` per question and pass, and
 ``{"done": true}`` at the end. The values are data; the expected values are never here.
 """
 import ctypes
@@ -134,6 +136,9 @@ def confine(job):
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     if job.get("user") and os.geteuid() == 0:
         uid, gid = job["user"]
+        home = os.path.dirname(os.getcwd())  # the home and work tmpfs, the notebook: its own
+        for path in (home, ".", job["notebook"]):
+            os.chown(path, uid, gid)
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
@@ -145,10 +150,13 @@ def confine(job):
         pass
 
 
-def question_of(cell):
-    """The question a released cell belongs to (``metadata.grading.question``), or None."""
-    meta = cell.get("metadata", {}).get("grading", {})
-    return meta.get("question") if isinstance(meta, dict) else None
+def question_of(cell, questions):
+    """The question a released cell belongs to (``metadata.grading.question`` when it
+    names one of ``questions``), or None; metadata of any other shape is ignored."""
+    meta = cell.get("metadata")
+    meta = meta.get("grading") if isinstance(meta, dict) else None
+    name = meta.get("question") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) and name in questions else None
 
 
 def main():
@@ -169,23 +177,30 @@ def main():
         os.dup2(devnull, 2)
         nb = nbformat.read(job["notebook"], as_version=4)
         kernel = Kernel(job["cell_timeout"])
+        questions = job["passes"][0]
         for i, cell in enumerate(nb.cells, start=1):
-            if cell.get("cell_type") == "code" and isinstance(cell.get("source"), str):
-                status, message = kernel.run(cell.source)
+            if (isinstance(cell, dict) and cell.get("cell_type") == "code"
+                    and isinstance(cell.get("source"), str)):
+                status, message = kernel.run(cell["source"])
                 if status != "ok":
-                    emit(cell=i, question=question_of(cell), status=status, message=message)
-        for name, exprs in job["questions"].items():
-            code = (f"__import__('lib.grading.checks', fromlist=['send_values'])"
-                    f".send_values({exprs!r}, globals())")
-            status, outputs = kernel.run(code)
-            if status != "ok":
-                emit(question=name, status=status, message=outputs)
-                continue
-            data = [o["data"][MIME] for o in outputs if MIME in o.get("data", {})]
-            if data:
-                emit(question=name, status="ok", results=data[-1])
-            else:
-                emit(question=name, status="error", message="no answers received from the kernel")
+                    emit(cell=i, question=question_of(cell, questions), status=status, message=message)
+        for number, tests in enumerate(job["passes"]):
+            for name, exprs in tests.items():
+                if not exprs:
+                    continue
+                code = (f"__import__('lib.grading.checks', fromlist=['send_values'])"
+                        f".send_values({exprs!r}, globals())")
+                status, outputs = kernel.run(code)
+                if status != "ok":
+                    emit(question=name, status=status, message=outputs, **{"pass": number})
+                    continue
+                data = [o["data"][MIME] for o in outputs
+                        if isinstance(o.get("data"), dict) and MIME in o["data"]]
+                if data:
+                    emit(question=name, status="ok", results=data[-1], **{"pass": number})
+                else:
+                    emit(question=name, status="error", message="no answers received from the kernel",
+                         **{"pass": number})
         emit(done=True)
     except GiveUp as exc:
         emit(fatal=str(exc))
