@@ -4,7 +4,8 @@ import json
 
 from lib.grading.checks import evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import score_question
-from lib.grading.source import Question, Test
+from lib.grading.source import Question
+from lib.grading.source import Test as SourceTest
 
 
 def test_failure_states_the_tolerance_in_force_and_the_kind():
@@ -27,14 +28,21 @@ def test_hint_ends_with_one_full_stop():
         assert msg.endswith("Hint: normalise.") and ".." not in msg, msg
 
 
+def replies(question, values):
+    """The sandbox's two replies for ``question``: its public tests' values, then its hidden ones'."""
+    n = len(question.public)
+    return [{"question": question.name, "pass": 0, "status": "ok", "results": values[:n]},
+            {"question": question.name, "pass": 1, "status": "ok", "results": values[n:]}]
+
+
 def test_question_feedback_shows_every_hint_uncut():
     """Six public and two hidden failures with long hints: all eight hints, whole, once each."""
     hints = [f"hint number {i} " + "word " * 60 + "end." for i in range(8)]
-    question = Question("q1", 2, public=[Test(f"x + {i}", "0.0", hints[i]) for i in range(6)],
-                        hidden=[Test(f"x * {i}", "7.5", hints[6 + i]) for i in range(2)])
+    question = Question("q1", 2, public=[SourceTest(f"x + {i}", "0.0", hints[i]) for i in range(6)],
+                        hidden=[SourceTest(f"x * {i}", "7.5", hints[6 + i]) for i in range(2)])
     expected = [json.loads(json.dumps(expected_value(t.expected))) for t in question.tests]
     values = [evaluate(t.answer, {"x": 1.0}) for t in question.tests]
-    result = score_question(question, expected, [{"question": "q1", "status": "ok", "results": values}], "")
+    result = score_question(question, expected, replies(question, values), "")
     assert result["score"] == 0
     for i, hint in enumerate(hints):
         assert result["output"].count(hint) == 1, (i, result["output"])

@@ -8,6 +8,7 @@ import pytest
 
 from lib.grading.checks import evaluate, expected_value
 from lib.grading.grade import score_question
+from test_feedback import replies
 from test_mutation import first_failure, mistakes, solved
 
 
@@ -71,7 +72,6 @@ def test_first_hint_names_the_mistake(name, q, mistake, target, wrong):
     # the grader's feedback shows that hint before any other
     expected = [json.loads(json.dumps(expected_value(t.expected))) for t in question.tests]
     values = [evaluate(t.answer, ns) for t in question.tests]
-    output = score_question(question, expected, [{"question": q, "status": "ok", "results": values}],
-                            "")["output"]
+    output = score_question(question, expected, replies(question, values), "")["output"]
     hints = sorted((t.hint for t in question.tests if t.hint in output), key=output.find)
     assert hints and hints[0] == hint, (hint, output)
