@@ -12,24 +12,23 @@ says what was expected and shows what was given::
     ...
     ValueError: alpha must be a real number >= 0, got -1
 
-Used by all algorithm modules (Chapters 1-9); the API is summarised in
-``notes/validation_api.md``.
+Used by all algorithm modules (Chapters 1-9); the API is the ``__all__`` list below
+(and the error classes in :mod:`lib.errors`).
 """
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
+from lib.errors import NotFittedError  # re-exported here: one definition, in lib.errors
+
 __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
     "check_table", "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
     "check_labels", "encode_labels", "check_is_fitted", "check_n_features", "check_consistent_length",
-    "check_shape", "check_rng", "describe",
+    "check_shape", "check_rng", "check_scale", "describe",
 ]
 
-
-class NotFittedError(ValueError, AttributeError):
-    """An estimator was used before ``fit`` (same bases as scikit-learn's)."""
 
 
 def describe(value, limit=60):
@@ -455,6 +454,24 @@ def check_consistent_length(**arrays):
         given = ", ".join(f"{k} has {n}" if n is not None else f"{k} is a scalar"
                           for k, n in lengths.items())
         raise ValueError(f"{' and '.join(arrays)} must have the same length, got: {given}")
+
+
+def check_scale(value, name):
+    """A standard deviation or kernel width: a real number ``> 0`` whose square is a
+    normal, finite float (``value ** 2`` neither underflows to 0 nor overflows), so that
+    ``x / value ** 2`` and ``log(value ** 2)`` are right. Returns a Python float.
+
+    >>> check_scale(1e-200, "sigma")
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must be a real number in [1.5e-154, 1.3e+154] (its square must be a finite, normal float), got 1e-200
+    """
+    value = check_scalar(value, name, low=0, closed="neither")
+    low, high = np.sqrt(np.finfo(float).tiny), np.sqrt(np.finfo(float).max)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be a real number in [{low:.2g}, {high:.2g}] (its square "
+                         f"must be a finite, normal float), got {describe(value)}")
+    return value
 
 
 def check_shape(a, name, shape):

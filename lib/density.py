@@ -16,7 +16,7 @@ from scipy.special import gammaln, logsumexp
 from scipy.stats import multivariate_normal
 
 from lib._validation import (check_array, check_option, check_probability_vector, check_rng,
-                             check_scalar, check_shape)
+                             check_scalar, check_scale, check_shape)
 
 CHUNK_CELLS = 65_536      # distances held in memory at once (512 kB: fits in the cache)
 WIDENING = np.array([1.0, 2.0, 4.0])   # kernel widths of the kNN normaliser's proposal
@@ -51,7 +51,7 @@ def _check_k(k, n):
 
 
 def _check_width(width):
-    return check_scalar(width, "the kernel width", low=0, closed="neither")
+    return check_scale(width, "the kernel width")
 
 
 def _chunk_rows(n_queries, n_data):
@@ -228,8 +228,14 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
         train = np.delete(data, held, axis=0)
         if method == "knn":
             ks = [_check_k(k, len(train)) for k in values]
-            log_z = knn_log_normaliser(train, ks, rng=rng)
-            scores += (_knn_log_density(data[held], train, ks) - log_z).sum(axis=0)
+            log_p = _knn_log_density(data[held], train, ks)
+            if np.isposinf(log_p).any():
+                i, j = np.argwhere(np.isposinf(log_p))[0]
+                raise ValueError(
+                    f"data has duplicate points: data[{held[i]}] = {data[held[i]].tolist()} "
+                    f"coincides with at least k = {ks[j]} of the other points, where the kNN "
+                    "density is infinite; remove the duplicates or try larger k")
+            scores += (log_p - knn_log_normaliser(train, ks, rng=rng)).sum(axis=0)
         else:
             for i, w in enumerate(values):
                 scores[i] += kernel_density(data[held], train, w, log=True).sum()

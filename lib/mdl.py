@@ -162,6 +162,9 @@ def mdl_select(log_likelihoods, ks, n):
     if ks.shape != ll.shape:
         raise ValueError(f"log_likelihoods and ks must have the same length (shape), got {ll.shape} "
                          f"and {ks.shape}")
+    if np.all(np.isneginf(ll)):
+        raise ValueError("every candidate gives the data probability zero (all log_likelihoods "
+                         "are -inf): no candidate can encode them, so none can be selected")
     return int(np.argmin(two_part_code(ll, ks, n)[2]))
 
 
@@ -195,7 +198,9 @@ def gaussian_bin_log_likelihood(residuals, sigma, precision):
     Each residual r is known to lie in [r - precision/2, r + precision/2]; under
     N(0, sigma^2) that bin has probability Phi((r + h)/sigma) - Phi((r - h)/sigma),
     computed in the lower tail so it stays accurate far from the mean. The result is
-    always <= 0, even for sigma -> 0 (a perfect fit costs 0 bits).
+    always <= 0, even for sigma -> 0 (a perfect fit costs 0 bits). ``sigma = 0`` is
+    that limit: a residual inside its bin (``|r| < precision / 2``) has probability 1
+    (log 0), one on the bin's edge 1/2, one outside it 0 (log ``-inf``).
     Used in: Chapter 3, section "Choosing a polynomial degree".
     """
     r = np.abs(check_array(residuals, "residuals", min_samples=0))
@@ -203,7 +208,9 @@ def gaussian_bin_log_likelihood(residuals, sigma, precision):
     sigma = check_scalar(sigma, "sigma", low=0)
     s, h = max(float(sigma), 1e-300), precision / 2
     upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
-    return float(np.sum(upper + np.log1p(-np.exp(lower - upper))))
+    with np.errstate(invalid="ignore"):      # upper = lower = -inf: a bin of probability 0
+        log_p = np.where(np.isneginf(upper), -np.inf, upper + np.log1p(-np.exp(lower - upper)))
+    return float(np.sum(log_p))
 
 
 def polynomial_scores(x, y, degrees, precision=0.01):

@@ -164,7 +164,7 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", []), ValueError, "values is empty"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), ValueError, "n_folds"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=2, rng="seed"), TypeError, "rng must be"),
-    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "at least two distinct points"),
+    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "duplicate points"),
     (lambda: density.knn_log_normaliser(np.ones((5, 4)), [2]), ValueError, "got 5 copies of one"),
     (lambda: density.knn_log_normaliser(np.eye(4), [5]), ValueError, "got 5"),
     (lambda: density.knn_log_normaliser(np.eye(4), [2], n_samples=0), ValueError, "n_samples"),
@@ -302,3 +302,19 @@ def test_held_out_scores_agree_with_scikit_learn():
     assert r["width"] == cross_validate(train, "kernel", np.geomspace(0.05, 3, 18), rng=rng)[0]
     assert r["true"] > max(r["em"], r["kernel"], r["knn"])
     assert 1 < r["k"] < 100 and 0.05 < r["width"] < 3
+
+
+def test_kernel_width_whose_square_underflows_is_refused_by_name():
+    with pytest.raises(ValueError, match="kernel width must be .*its square"):
+        kernel_density([0.0], [0.0], width=1e-200)
+    with pytest.raises(ValueError, match="kernel width must be .*its square"):
+        cross_validate(np.arange(10.0), "kernel", [1.0, 1e-170], n_folds=2)
+    # just above the limit the value is still right: 1 / (sqrt(2 pi) w) at the point
+    w = 1e-150
+    assert np.isclose(kernel_density([0.0], [0.0], w, log=True)[0],
+                      -np.log(w) - 0.5 * np.log(2 * np.pi))
+
+
+def test_cross_validate_knn_on_duplicated_points_names_the_duplicates():
+    with pytest.raises(ValueError, match=r"duplicate points: data\[\d+\] = \[1.0\].*k = 1"):
+        cross_validate(np.ones((20, 1)), "knn", [1, 2])

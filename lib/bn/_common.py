@@ -2,17 +2,9 @@
 refusal of impossible evidence, C-order strides."""
 import numpy as np
 
+from lib.errors import ImpossibleEvidenceError  # noqa: F401  (raised by every inference method)
+
 MISSING = -1
-
-
-class ImpossibleEvidenceError(ValueError):
-    """Evidence of probability zero under the network: raised alike by every exact
-    inference and sampling method (a ``ValueError``)."""
-
-    def __init__(self, evidence):
-        super().__init__(f"the evidence {evidence} has probability zero under the network; "
-                         "no posterior exists")
-        self.evidence = evidence
 
 
 def is_missing(value):

@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import check_array, check_scalar
+from lib._validation import check_array, check_scalar, check_scale
 
 from ._common import check_data
 
@@ -59,7 +59,7 @@ def em_known_variance(x, means_init, sigma=1.0, n_iter=10):
     if mu.ndim != 2 or mu.shape[1] != X.shape[1] or mu.shape[0] == 0:
         raise ValueError(f"means_init has shape {np.shape(means_init)}, expected (k,) "
                          f"or (k, {X.shape[1]})")
-    sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
+    sigma = check_scale(sigma, "sigma")
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
     n, d = X.shape
     k = mu.shape[0]
@@ -97,7 +97,7 @@ def lower_bound_curves(x, means_old, sigma, grid, which=0):
     mu_old = check_array(means_old, "means_old", ndim=1)
     k = len(mu_old)
     grid = check_array(grid, "grid", ndim=1)
-    sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
+    sigma = check_scale(sigma, "sigma")
     which = check_scalar(which, "which", kind="integer", low=0, high=k - 1)
 
     def log_pj(mu):  # (n, k) log(1/k N(x_i | mu_j, sigma^2))
