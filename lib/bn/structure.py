@@ -44,8 +44,8 @@ def score(net, data, score="bic", equivalent_sample_size=10.0):
     check_net(net)
     _check_score(score)
     X = net.encode(data)
-    a = net._arrays()
-    total = sum(family_score(X, i, a["par"][i], a["card"], score if score != "mdl" else "bic",
+    a = net.arrays
+    total = sum(family_score(X, i, a.parents[i], a.card, score if score != "mdl" else "bic",
                              equivalent_sample_size)
                 for i in range(len(net.names)))
     if score == "mdl":
@@ -128,9 +128,9 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
                 or np.any(sample_weight < 0) or not sample_weight.sum() > 0:
             raise ValueError(f"sample_weight must hold {len(X)} finite non-negative weights "
                              "with a positive sum")
-    card = net._arrays()["card"]
+    card = net.arrays.card
     n_vars = len(net.names)
-    parents = [set(net._idx[p] for p in net.parents[n]) for n in net.names]
+    parents = [set(net.index[p] for p in net.parents[n]) for n in net.names]
     internal = "bic" if score == "mdl" else score
     cache = {}
 
