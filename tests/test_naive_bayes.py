@@ -589,3 +589,21 @@ def test_gaussian_nb_constant_feature_with_rounding_noise_variance_keeps_the_pri
     np.testing.assert_allclose(proba, [[1 / 3, 2 / 3]] * 3)
     assert nb.epsilon_ == 1e-9                # every variance is 0: unit scale
     assert nb.predict([[0.2]]).tolist() == [1]
+
+
+def test_the_predict_triple_is_written_once_for_every_probabilistic_classifier():
+    from lib._classifier import ProbabilisticClassifier
+    from lib.gaussian import GaussianClassifier
+    from lib.text import NaiveBayesText
+    for cls in (GaussianNB, MultinomialNB, BernoulliNB, CategoricalNB, GaussianClassifier,
+                NaiveBayesText):
+        for name in ("predict", "predict_proba", "predict_log_proba"):
+            assert getattr(cls, name) is getattr(ProbabilisticClassifier, name), (cls, name)
+
+    class Huge(ProbabilisticClassifier):      # scores whose differences are below rounding
+        classes_ = np.array(["a", "b"])
+
+        def _joint_log_likelihood(self, X):
+            return np.array([[-1e40 + np.log(0.25), -1e40 + np.log(0.75)]])
+
+    np.testing.assert_allclose(Huge().predict_proba(None).sum(), 1.0)

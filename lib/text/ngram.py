@@ -5,8 +5,8 @@ from itertools import repeat
 
 import numpy as np
 
-from lib._validation import check_rng, check_scalar
-from lib.text.bag_of_words import _check_documents, _check_fitted
+from lib._validation import check_is_fitted, check_rng, check_scalar
+from lib.text.bag_of_words import _check_documents
 
 # For language models single letters ("I", "a") and contractions ("don't") count too.
 LM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -137,7 +137,7 @@ class NGramModel:
         return np.where(sorted_codes[at] == codes, counts[at], 0)
 
     def _check_fitted(self):
-        _check_fitted(self, "ngram_codes_")
+        check_is_fitted(self, "ngram_codes_")
 
     def _log_probs(self, corpus):
         codes = self._codes([self._words(s) for s in corpus])
