@@ -26,7 +26,7 @@ __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
     "check_table", "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
     "check_labels", "encode_labels", "check_is_fitted", "check_n_features", "check_consistent_length",
-    "check_shape", "check_rng", "check_scale", "describe",
+    "check_shape", "check_rng", "check_scale", "check_mixture", "describe",
 ]
 
 
@@ -472,6 +472,26 @@ def check_scale(value, name):
         raise ValueError(f"{name} must be a real number in [{low:.2g}, {high:.2g}] (its square "
                          f"must be a finite, normal float), got {describe(value)}")
     return value
+
+
+def check_mixture(weights, means, covariances, d=None):
+    """A Gaussian mixture: ``k`` weights summing to one, ``k`` means of dimension ``d``
+    (that of the data, if given) and ``k`` symmetric positive definite ``d x d``
+    covariances. A mismatch raises instead of silently dropping a component.
+    Returns the three as float arrays."""
+    means = check_array(means, "means", ndim=2)
+    k = means.shape[0]
+    if d is not None and means.shape[1] != d:
+        raise ValueError(f"means must have shape (k, {d}) to match X, got {means.shape}")
+    d = means.shape[1]
+    weights = check_probability_vector(weights, "weights", size=k)
+    covariances = check_shape(check_array(covariances, "covariances", ndim=3),
+                              "covariances", (k, d, d))
+    for j, c in enumerate(covariances):
+        if not np.allclose(c, c.T) or np.linalg.eigvalsh(c)[0] <= 0:
+            raise ValueError(f"covariances[{j}] must be symmetric positive definite, "
+                             f"got {describe(c.tolist())}")
+    return weights, means, covariances
 
 
 def check_shape(a, name, shape):

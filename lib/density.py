@@ -15,8 +15,8 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import multivariate_normal
 
-from lib._validation import (check_array, check_option, check_probability_vector, check_rng,
-                             check_scalar, check_scale, check_shape)
+from lib._validation import check_array, check_mixture, check_option, check_rng, check_scalar, check_scale
+from lib.em.mixture import sample_mixture  # noqa: F401  (Chapter 9 draws its sample with it)
 
 CHUNK_CELLS = 65_536      # distances held in memory at once (512 kB: fits in the cache)
 WIDENING = np.array([1.0, 2.0, 4.0])   # kernel widths of the kNN normaliser's proposal
@@ -32,6 +32,7 @@ MIXTURE_COVARIANCES = np.array([
     [[0.0140, -0.0030], [-0.0030, 0.0060]],
     [[0.0060, 0.0015], [0.0015, 0.0070]],
 ])
+MIXTURE = (MIXTURE_WEIGHTS, MIXTURE_MEANS, MIXTURE_COVARIANCES)   # sample_mixture(n, *MIXTURE)
 
 
 # ---------------------------------------------------------------------- validation
@@ -312,42 +313,13 @@ def mixture_density(points, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
 
     Used in: Chapter 9, section "A sample from a mixture".
     """
-    weights, means, covariances = _check_mixture(weights, means, covariances)
+    weights, means, covariances = check_mixture(weights, means, covariances)
     x = _points(points, "points", means.shape[1])
     terms = np.empty((len(x), len(weights)))
     for j, (m, c) in enumerate(zip(means, covariances)):
         terms[:, j] = multivariate_normal(m, c).logpdf(x)
     log_p = logsumexp(terms + np.log(weights), axis=1)
     return log_p if log else np.exp(log_p)
-
-
-def sample_mixture(n, rng, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
-                   covariances=MIXTURE_COVARIANCES):
-    """``n`` points drawn from the Gaussian mixture, and which component drew each.
-
-    Used in: Chapter 9, section "A sample from a mixture" (the 128-point sample).
-    """
-    weights, means, covariances = _check_mixture(weights, means, covariances)
-    n = check_scalar(n, "n", kind="integer", low=0)
-    rng = check_rng(rng)
-    z = rng.choice(len(weights), size=n, p=weights)
-    chol = np.linalg.cholesky(covariances)
-    eps = rng.standard_normal((n, means.shape[1]))
-    return means[z] + np.einsum("nij,nj->ni", chol[z], eps), z
-
-
-def _check_mixture(weights, means, covariances):
-    """K weights summing to one, K means of dimension d, K symmetric positive definite
-    d x d covariances: a mismatch raises instead of silently dropping a component."""
-    means = check_array(means, "means", ndim=2)
-    K, d = means.shape
-    weights = check_probability_vector(weights, "weights", size=K)
-    covariances = check_shape(check_array(covariances, "covariances", ndim=3),
-                              "covariances", (K, d, d))
-    for k, c in enumerate(covariances):
-        if not np.allclose(c, c.T) or np.linalg.eigvalsh(c)[0] <= 0:
-            raise ValueError(f"covariances[{k}] must be symmetric positive definite, got {c.tolist()}")
-    return weights, means, covariances
 
 
 # ---------------------------------------------------------------------- curse of dimensionality
@@ -383,8 +355,8 @@ def held_out_scores(n, d, n_test=2000, rng=0):
     n_test = check_scalar(n_test, "n_test", kind="integer", low=1)
     rng = check_rng(rng)
     mixture = curse_mixture(d)
-    test, _ = sample_mixture(n_test, rng, *mixture)    # first: the same test set for every n
-    train, _ = sample_mixture(n, rng, *mixture)
+    test, _ = sample_mixture(n_test, *mixture, rng=rng)   # first: the same test set for every n
+    train, _ = sample_mixture(n, *mixture, rng=rng)
     width, _ = cross_validate(train, "kernel", np.geomspace(0.05, 3, 18), rng=rng)
     ks = [k for k in (1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 200) if k <= 0.8 * n]
     k, _ = cross_validate(train, "knn", ks, rng=rng)
