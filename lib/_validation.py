@@ -26,7 +26,8 @@ __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
     "check_table", "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
     "check_labels", "encode_labels", "check_is_fitted", "check_n_features", "check_consistent_length",
-    "check_shape", "check_rng", "check_scale", "check_mixture", "describe",
+    "check_shape", "check_rng", "check_scale", "check_mixture", "check_sample_weight", "is_missing",
+    "describe",
 ]
 
 
@@ -313,13 +314,18 @@ def check_stochastic_matrix(P, name, *, shape=None, atol=1e-6):
 
 
 # --------------------------------------------------------------------------- labels
-def _is_missing(value):
+def is_missing(value, markers=()):
+    """Whether one value marks a missing entry: ``None``, a NaN (float, numpy, decimal),
+    or one of ``markers`` (the Bayesian-network data of Chapters 6-7 pass ``("?",)``, the
+    question mark of the source's tables)."""
     if value is None:
         return True
     try:
-        return bool(value != value)  # NaN (float, numpy, decimal)
+        if value != value:  # NaN
+            return True
     except (TypeError, ValueError):
         return False
+    return isinstance(value, str) and value in markers
 
 
 def check_labels(y, name="y", *, n_samples=None, min_samples=1, allow_continuous=False):
@@ -383,7 +389,7 @@ def _check_label_objects(arr, name):
     """Labels of a 1-D object array: present, hashable, not strings mixed with others."""
     kinds = set()
     for i, value in enumerate(arr):
-        if _is_missing(value):
+        if is_missing(value):
             raise ValueError(f"{name} must not contain missing labels, got {value!r} "
                              f"at index {i}")
         try:
@@ -494,6 +500,21 @@ def check_mixture(weights, means, covariances, d=None):
     return weights, means, covariances
 
 
+def check_sample_weight(sample_weight, n_samples, *, positive_sum=False):
+    """One finite, non-negative weight per row (``None``: all ones); ``positive_sum``
+    also refuses weights that are all zero. Returns a float array of shape ``(n,)``."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = check_array(sample_weight, "sample_weight", ndim=1, min_samples=0)
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have one entry per row: shape ({n_samples},), "
+                         f"got {w.shape}")
+    if np.any(w < 0) or (positive_sum and not w.sum() > 0):
+        raise ValueError("sample_weight must be non-negative" + (", not all 0" if positive_sum else "")
+                         + f", got {describe(w)}")
+    return w
+
+
 def check_shape(a, name, shape):
     """Check ``a.shape`` against ``shape`` (None entries are free); return ``a``."""
     actual = np.shape(a)
@@ -503,10 +524,17 @@ def check_shape(a, name, shape):
     return a
 
 
-def check_rng(rng, name="rng"):
-    """A numpy Generator from None, an integer seed or a Generator (anything else: TypeError)."""
+def check_rng(rng, name="rng", *, seeds=True):
+    """A numpy Generator from None, an integer seed or a Generator (anything else: TypeError).
+
+    ``seeds=False`` accepts a Generator only: for functions a chapter calls again and
+    again on one stream, where a seed would repeat the same draws every time.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
+    if not seeds:
+        raise TypeError(f"{name} must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
+                        f"got {describe(rng)}")
     if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
         return np.random.default_rng(rng)
     raise TypeError(f"{name} must be None, an integer seed or a numpy.random.Generator "

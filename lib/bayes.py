@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib._validation import (check_array, check_consistent_length, check_probability_vector,
-                             check_scalar, check_stochastic_matrix)
+                             check_rng, check_scalar, check_stochastic_matrix)
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
@@ -236,7 +236,7 @@ class DiscreteBayesLearner:
         hypothesis = check_scalar(hypothesis, "hypothesis", kind="integer", low=0,
                                   high=self.prior.size - 1)
         n = check_scalar(n, "n", kind="integer", low=0)
-        _check_generator(rng)
+        rng = check_rng(rng, seeds=False)
         codes = rng.choice(len(self.outcomes), size=n, p=self.table[:, hypothesis])
         return [self.outcomes[k] for k in codes]
 
@@ -344,7 +344,7 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     >>> gibbs_classify(np.tile([0.3, 0.3, 0.4], (6, 1)), [[0, 1], [0, 1], [1, 0]], rng)
     array([0, 1, 1, 1, 0, 0])
     """
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     post, probs = _check_classification(posteriors, class_probs)
     batch = post.shape[:-1]
     u = rng.random(batch)[..., None]
@@ -359,11 +359,6 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
         label = np.argmax(chosen, axis=-1)
     return int(label) if label.ndim == 0 else label
 
-
-def _check_generator(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
-                        f"got {rng!r}")
 
 
 def interval_concepts(n_points):
@@ -463,7 +458,7 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     concepts = _check_concepts(concepts)
     n_trials = check_scalar(n_trials, "n_trials", kind="integer", low=1)
     n_train = [check_scalar(m, "n_train[i]", kind="integer", low=0) for m in n_train]
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     if concepts.shape[0] != prior.size:
         raise ValueError(f"concepts must have shape ({prior.size}, X), got {concepts.shape}")
     H, X = concepts.shape

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import log_ndtr, xlogy
 
 from lib._validation import (check_array, check_consistent_length, check_probabilities,
-                             check_scalar)
+                             check_rng, check_scalar)
 
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
@@ -180,16 +180,11 @@ def polynomial_data(n, noise, rng, coef=TRUE_COEF):
     n = check_scalar(n, "n", kind="integer", low=2)
     noise = check_scalar(noise, "noise", low=0, closed="neither")
     coef = check_array(coef, "coef", ndim=1)
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     x = rng.uniform(-1, 1, size=int(n))
     y = np.polynomial.polynomial.polyval(x, coef) + rng.normal(scale=noise, size=int(n))
     return x, y
 
-
-def _check_generator(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
-                        f"got {rng!r}")
 
 
 def gaussian_bin_log_likelihood(residuals, sigma, precision):
@@ -332,7 +327,7 @@ def sample_binary_network(parents, probs, n, rng):
     """
     check_dag(parents)
     n = check_scalar(n, "n", kind="integer", low=0)
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     if len(probs) != len(parents):
         raise ValueError(f"probs must give one table per node ({len(parents)}), got {len(probs)}")
     data = np.zeros((int(n), len(parents)), dtype=int)

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import check_scalar
+from lib._validation import check_sample_weight, check_scalar
 
 from ._common import MISSING, strides
 from .inference import _eliminate, log_evidence
@@ -21,18 +21,6 @@ from .network import check_net
 
 __all__ = ["fit", "log_likelihood", "node_log_likelihood", "expected_counts", "fit_em",
            "fit_gradient_ascent"]
-
-
-def _check_weights(sample_weight, n):
-    try:
-        w = np.asarray(sample_weight, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"sample_weight must be {n} numbers, got {sample_weight!r}") from None
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have one entry per row: shape ({n},), got {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    return w
 
 
 def _family_counts(net, X, i, parents, weights=None):
@@ -66,7 +54,7 @@ def fit(net, data, pseudo_count=0.0, sample_weight=None):
     check_net(net)
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     X = net.encode(data)
-    w = None if sample_weight is None else _check_weights(sample_weight, len(X))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
     a = net.arrays
     counts = {n: _family_counts(net, X, i, a.parents[i], w) for i, n in enumerate(net.names)}
     net.set_cpts({n: _normalise(counts[n].astype(float), pseudo_count) for n in net.names})
@@ -125,7 +113,7 @@ def expected_counts(net, data, sample_weight=None):
     """
     check_net(net)
     X = net.encode(data, allow_missing=True)
-    w = np.ones(len(X)) if sample_weight is None else _check_weights(sample_weight, len(X))
+    w = check_sample_weight(sample_weight, len(X))
     a = net.arrays
     card = a.card
     if not np.any(X == MISSING):  # complete data: plain (weighted) counts

@@ -48,7 +48,9 @@ from itertools import product
 
 import numpy as np
 
-from ._common import MISSING, ImpossibleEvidenceError, is_missing, strides
+from lib._validation import is_missing
+
+from ._common import MARKERS, MISSING, ImpossibleEvidenceError, strides
 
 __all__ = ["BayesNet", "NetworkArrays", "ImpossibleEvidenceError", "cpt_markdown"]
 
@@ -423,7 +425,7 @@ class BayesNet:
                 codes[hit & (codes == -2)] = k
         for t in np.flatnonzero(codes == -2):
             v = arr[t].item() if isinstance(arr[t], np.generic) else arr[t]
-            codes[t] = MISSING if is_missing(v) else self.state_code(name, v, "data")
+            codes[t] = MISSING if is_missing(v, MARKERS) else self.state_code(name, v, "data")
         return codes
 
     def decode(self, X):
