@@ -15,32 +15,14 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_consistent_length, check_probability_vector,
-                             check_rng, check_scalar, check_stochastic_matrix)
+from lib._validation import (check_array, check_consistent_length, check_rng, check_scalar,
+                             check_weights_array)
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
     "simulate_gibbs_vs_bayes", "interval_concepts", "version_space", "brute_force_map",
     "bayes_table", "CANDY_BAGS", "CANDY_LIME", "CANDY_PRIOR", "CANDY_PRIORS", "candy_learner",
 ]
-
-
-# --------------------------------------------------------------------------- checks
-def _as_probabilities(values, name, *, sums_to_one=False, at_most_one=False):
-    """Return ``values`` as a float array after checking that they are probabilities:
-    a non-empty array of finite, non-negative numbers (at most 1 if ``at_most_one``,
-    summing to 1 over the last axis, within 1e-9, if ``sums_to_one``)."""
-    arr = check_array(values, name, min_samples=0)
-    if arr.ndim == 0 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty array, got {values!r}")
-    if (arr < 0).any():
-        raise ValueError(f"{name} contains a negative probability: {arr.min():g}")
-    if at_most_one and (arr > 1 + 1e-12).any():
-        raise ValueError(f"{name} contains a probability greater than 1: {arr.max():g}")
-    if sums_to_one:
-        check = check_probability_vector if arr.ndim == 1 else check_stochastic_matrix
-        check(arr, f"{name} (over hypotheses)", atol=1e-9)
-    return arr
 
 
 def _normalise_log(log_joint, what="the data"):
@@ -91,8 +73,8 @@ def posterior(prior, likelihood):
     >>> post.round(4)
     array([0.    , 0.0132, 0.2105, 0.3553, 0.4211])
     """
-    prior = _as_probabilities(prior, "prior", sums_to_one=True)
-    likelihood = _as_probabilities(likelihood, "likelihood")
+    prior = check_weights_array(prior, "prior", sums_to_one=True)
+    likelihood = check_weights_array(likelihood, "likelihood")
     if prior.ndim != 1:
         raise ValueError(f"prior must be 1-D (one entry per hypothesis), got shape {prior.shape}")
     if likelihood.ndim > 2 or likelihood.shape[-1] != prior.size:
@@ -134,7 +116,7 @@ class DiscreteBayesLearner:
     """
 
     def __init__(self, prior, likelihood):
-        self.prior = _as_probabilities(prior, "prior", sums_to_one=True)
+        self.prior = check_weights_array(prior, "prior", sums_to_one=True)
         if self.prior.ndim != 1:
             raise ValueError(f"prior must be 1-D, got shape {self.prior.shape}")
         if not isinstance(likelihood, dict) or not likelihood:
@@ -142,7 +124,7 @@ class DiscreteBayesLearner:
         self.outcomes = tuple(likelihood)
         rows = []
         for outcome, probs in likelihood.items():
-            probs = _as_probabilities(probs, f"likelihood[{outcome!r}]", at_most_one=True)
+            probs = check_weights_array(probs, f"likelihood[{outcome!r}]", at_most_one=True)
             if probs.shape != self.prior.shape:
                 raise ValueError(f"likelihood[{outcome!r}] has shape {probs.shape}, "
                                  f"expected {self.prior.shape} (one entry per hypothesis)")
@@ -270,8 +252,8 @@ def candy_learner(prior=CANDY_PRIOR):
 
 # ------------------------------------------------------- Bayes optimal and Gibbs
 def _check_classification(posteriors, class_probs):
-    post = _as_probabilities(posteriors, "posteriors", sums_to_one=True)
-    probs = _as_probabilities(class_probs, "class_probs", at_most_one=True)
+    post = check_weights_array(posteriors, "posteriors", sums_to_one=True)
+    probs = check_weights_array(class_probs, "class_probs", at_most_one=True)
     if probs.ndim < 2 or probs.shape[-2] != post.shape[-1]:
         raise ValueError(f"class_probs must have shape (..., H, C) with H = {post.shape[-1]} "
                          f"hypotheses, got {probs.shape}")
@@ -454,7 +436,7 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
 
     Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
     """
-    prior = _as_probabilities(prior, "prior", sums_to_one=True)
+    prior = check_weights_array(prior, "prior", sums_to_one=True)
     concepts = _check_concepts(concepts)
     n_trials = check_scalar(n_trials, "n_trials", kind="integer", low=1)
     n_train = [check_scalar(m, "n_train[i]", kind="integer", low=0) for m in n_train]

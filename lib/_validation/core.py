@@ -1,35 +1,8 @@
-"""One validation layer for every ``lib`` module (in the spirit of scikit-learn's
-``check_array`` and ``_param_validation``).
-
-Each ``check_*`` function takes the value, the argument's ``name`` as the caller knows
-it, and returns the value converted to the form the algorithms use (a float array, a
-Python int, ...). On bad input it raises ``TypeError`` (wrong kind of value) or
-``ValueError`` (right kind, impossible value) with a message that names the argument,
-says what was expected and shows what was given::
-
-    >>> check_scalar(-1, "alpha", low=0)
-    Traceback (most recent call last):
-    ...
-    ValueError: alpha must be a real number >= 0, got -1
-
-Used by all algorithm modules (Chapters 1-9); the API is the ``__all__`` list below
-(and the error classes in :mod:`lib.errors`).
-"""
+"""The scalar, array and label checks of :mod:`lib._validation`."""
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
-
-from lib.errors import NotFittedError  # re-exported here: one definition, in lib.errors
-
-__all__ = [
-    "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
-    "check_table", "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
-    "check_labels", "encode_labels", "check_is_fitted", "check_n_features", "check_consistent_length",
-    "check_shape", "check_rng", "check_scale", "check_mixture", "check_sample_weight", "is_missing",
-    "describe",
-]
-
 
 
 def describe(value, limit=60):
@@ -270,6 +243,23 @@ def check_probabilities(p, name, *, ndim=None, min_samples=1):
     return p
 
 
+def check_weights_array(values, name, *, sums_to_one=False, at_most_one=False):
+    """A non-empty array of finite, non-negative numbers (likelihoods, priors, class
+    probabilities): at most 1 if ``at_most_one``, summing to 1 over the last axis
+    (within 1e-9) if ``sums_to_one``. Returns it as a float array."""
+    arr = check_array(values, name, min_samples=0)
+    if arr.ndim == 0 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty array, got {describe(values)}")
+    if (arr < 0).any():
+        raise ValueError(f"{name} contains a negative probability: {arr.min():g}")
+    if at_most_one and (arr > 1 + 1e-12).any():
+        raise ValueError(f"{name} contains a probability greater than 1: {arr.max():g}")
+    if sums_to_one:
+        check = check_probability_vector if arr.ndim == 1 else check_stochastic_matrix
+        check(arr, f"{name} (over the last axis)", atol=1e-9)
+    return arr
+
+
 def _check_sums(p, name, atol, what):
     sums = p.sum(axis=-1)
     bad = np.abs(sums - 1.0) > atol
@@ -419,49 +409,6 @@ def encode_labels(y, classes, name="y"):
     return np.asarray(codes, dtype=int)
 
 
-# --------------------------------------------------------------------------- models
-def check_is_fitted(estimator, attributes=None):
-    """Raise NotFittedError unless ``estimator`` has the fitted attributes.
-
-    ``attributes``: a name or list of names; default: any attribute ending in ``_``.
-    """
-    if attributes is None:
-        fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(estimator))
-    else:
-        names = [attributes] if isinstance(attributes, str) else list(attributes)
-        fitted = all(hasattr(estimator, a) for a in names)
-    if not fitted:
-        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
-                             f"call fit(...) with training data before using it")
-
-
-def check_n_features(estimator, X):
-    """Check that ``X`` has as many columns as ``estimator.n_features_in_`` (set by fit).
-
-    >>> class M: n_features_in_ = 2
-    >>> check_n_features(M(), np.zeros((1, 3)))
-    Traceback (most recent call last):
-    ...
-    ValueError: X has 3 features, but M is expecting 2 features as input (as in fit)
-    """
-    got, expected = np.shape(X)[1], estimator.n_features_in_
-    if got != expected:
-        raise ValueError(f"X has {got} features, but {type(estimator).__name__} is expecting "
-                         f"{expected} features as input (as in fit)")
-
-
-def check_consistent_length(**arrays):
-    """Check that the named arrays have the same length (axis 0).
-
-    >>> check_consistent_length(x=[1, 2], y=[3, 4])
-    """
-    lengths = {k: np.shape(v)[0] if np.ndim(v) else None for k, v in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        given = ", ".join(f"{k} has {n}" if n is not None else f"{k} is a scalar"
-                          for k, n in lengths.items())
-        raise ValueError(f"{' and '.join(arrays)} must have the same length, got: {given}")
-
-
 def check_scale(value, name):
     """A standard deviation or kernel width: a real number ``> 0`` whose square is a
     normal, finite float (``value ** 2`` neither underflows to 0 nor overflows), so that
@@ -478,41 +425,6 @@ def check_scale(value, name):
         raise ValueError(f"{name} must be a real number in [{low:.2g}, {high:.2g}] (its square "
                          f"must be a finite, normal float), got {describe(value)}")
     return value
-
-
-def check_mixture(weights, means, covariances, d=None):
-    """A Gaussian mixture: ``k`` weights summing to one, ``k`` means of dimension ``d``
-    (that of the data, if given) and ``k`` symmetric positive definite ``d x d``
-    covariances. A mismatch raises instead of silently dropping a component.
-    Returns the three as float arrays."""
-    means = check_array(means, "means", ndim=2)
-    k = means.shape[0]
-    if d is not None and means.shape[1] != d:
-        raise ValueError(f"means must have shape (k, {d}) to match X, got {means.shape}")
-    d = means.shape[1]
-    weights = check_probability_vector(weights, "weights", size=k)
-    covariances = check_shape(check_array(covariances, "covariances", ndim=3),
-                              "covariances", (k, d, d))
-    for j, c in enumerate(covariances):
-        if not np.allclose(c, c.T) or np.linalg.eigvalsh(c)[0] <= 0:
-            raise ValueError(f"covariances[{j}] must be symmetric positive definite, "
-                             f"got {describe(c.tolist())}")
-    return weights, means, covariances
-
-
-def check_sample_weight(sample_weight, n_samples, *, positive_sum=False):
-    """One finite, non-negative weight per row (``None``: all ones); ``positive_sum``
-    also refuses weights that are all zero. Returns a float array of shape ``(n,)``."""
-    if sample_weight is None:
-        return np.ones(n_samples)
-    w = check_array(sample_weight, "sample_weight", ndim=1, min_samples=0)
-    if w.shape != (n_samples,):
-        raise ValueError(f"sample_weight must have one entry per row: shape ({n_samples},), "
-                         f"got {w.shape}")
-    if np.any(w < 0) or (positive_sum and not w.sum() > 0):
-        raise ValueError("sample_weight must be non-negative" + (", not all 0" if positive_sum else "")
-                         + f", got {describe(w)}")
-    return w
 
 
 def check_shape(a, name, shape):
