@@ -194,19 +194,11 @@ class DiscreteBayesLearner:
 
     def map_index(self, data):
         """Index of the maximum a posteriori hypothesis (lowest index on ties)."""
-        log_joint = self._log_joint_path(data)[-1]
-        if not np.isfinite(log_joint).any():
-            raise ValueError("the data are impossible under every hypothesis with nonzero "
-                             "prior: the MAP hypothesis is undefined")
-        return int(np.argmax(log_joint))
+        return _best(self._log_joint_path(data)[-1], "every hypothesis with nonzero prior", "MAP")
 
     def ml_index(self, data):
         """Index of the maximum likelihood hypothesis (lowest index on ties); ignores the prior."""
-        log_lik = self.log_likelihood(data)
-        if not np.isfinite(log_lik).any():
-            raise ValueError("the data are impossible under every hypothesis: "
-                             "the ML hypothesis is undefined")
-        return int(np.argmax(log_lik))
+        return _best(self.log_likelihood(data), "every hypothesis", "ML")
 
     def map_predictive(self, data):
         """Prediction of the MAP hypothesis alone: ``{outcome: P(next = outcome | h_MAP)}``."""
@@ -221,6 +213,14 @@ class DiscreteBayesLearner:
         rng = check_rng(rng, seeds=False)
         codes = rng.choice(len(self.outcomes), size=n, p=self.table[:, hypothesis])
         return [self.outcomes[k] for k in codes]
+
+
+def _best(log_scores, which, what):
+    """Index of the largest log score; ValueError if the data are impossible under all."""
+    if not np.isfinite(log_scores).any():
+        raise ValueError(f"the data are impossible under {which}: the {what} hypothesis is "
+                         "undefined")
+    return int(np.argmax(log_scores))
 
 
 # --------------------------------------------------------------------- candy bags

@@ -1,4 +1,4 @@
-"""Tests of lib/_validation.py: each check accepts good input unchanged and refuses bad
+"""Tests of lib/_validation: each check accepts good input unchanged and refuses bad
 input with an error naming the argument, the expectation and the value given."""
 import numpy as np
 import pytest
