@@ -51,10 +51,6 @@ def _check_k(k, n):
                         low=1, high=n)
 
 
-def _check_width(width):
-    return check_scale(width, "the kernel width")
-
-
 def _chunk_rows(n_queries, n_data):
     """Slices of the queries, each chunk holding about ``CHUNK_CELLS`` distances."""
     step = max(1, CHUNK_CELLS // n_data)
@@ -166,7 +162,7 @@ def kernel_density(query, data, width, log=False):
     """
     data = _points(data, "data")
     query = _points(query, "query", data.shape[1])
-    width = _check_width(width)
+    width = check_scale(width, "the kernel width")
     n, d = data.shape
     g = -0.5 / width**2
     centre = data.mean(axis=0)                   # centring keeps the expansion accurate
@@ -220,7 +216,7 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
     if not values:
         raise ValueError("values is empty: give at least one candidate")
     if method == "kernel":
-        values = [_check_width(w) for w in values]
+        values = [check_scale(w, "the kernel width") for w in values]
     n_folds = check_scalar(n_folds, "n_folds", kind="integer", low=2, high=len(data))
     rng = check_rng(rng)
     folds = np.array_split(rng.permutation(len(data)), n_folds)

@@ -80,7 +80,7 @@ class GaussianClassifier(ProbabilisticClassifier):
         ddof = check_scalar(self.ddof, "ddof", kind="integer")
         check_option(ddof, "ddof (0: maximum likelihood, 1: sample covariance)", (0, 1))
         reg = check_scalar(self.reg, "reg", low=0)
-        X = _check_X(X)
+        X = check_array(X, "X", ndim=2)
         y = check_labels(y, "y", n_samples=X.shape[0])
         try:
             classes, y_idx = np.unique(y, return_inverse=True)
@@ -126,7 +126,7 @@ class GaussianClassifier(ProbabilisticClassifier):
 
     def _check(self, X):
         check_is_fitted(self, "classes_")
-        X = _check_X(X)
+        X = check_array(X, "X", ndim=2)
         check_n_features(self, X)
         return X
 
@@ -164,10 +164,6 @@ class GaussianClassifier(ProbabilisticClassifier):
         :class:`lib._classifier.ProbabilisticClassifier` turns them into predictions."""
         with np.errstate(over="ignore"):
             return self.discriminant(X)
-
-
-def _check_X(X):
-    return check_array(X, "X", ndim=2)
 
 
 # ------------------------------------------------------------------------- Bayes risk

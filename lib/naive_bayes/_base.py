@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lib._classifier import ProbabilisticClassifier
-from lib._validation import (check_array, check_labels, check_n_features,
+from lib._validation import (check_array, check_labels,
                              check_probability_vector, check_scalar)
 
 
@@ -96,9 +96,6 @@ class _BaseNB(ProbabilisticClassifier):
     ``_joint_log_likelihood`` (:class:`lib._classifier.ProbabilisticClassifier`)."""
 
     _prior_name = "class_prior"
-
-    def _check_n_features(self, X):
-        check_n_features(self, X)
 
     def _set_class_prior(self, class_count):
         """``class_log_prior_`` from counts (``fit_prior``) or ``class_prior``."""

@@ -3,8 +3,8 @@ and unknown values (Chapter 4, sections "Estimating the probabilities", "A worke
 example", "Two subtleties")."""
 import numpy as np
 
-from lib._validation import (check_option, check_probability_vector, check_scalar, check_table,
-                             is_missing)
+from lib._validation import (check_n_features, check_option, check_probability_vector, check_scalar,
+                             check_table, is_missing)
 from lib.naive_bayes._base import _BaseNB, _check_alpha, _encode_labels, _label, _log
 
 
@@ -169,7 +169,7 @@ class CategoricalNB(_BaseNB):
 
     def _joint_log_likelihood(self, X):
         X = self._as_table(X)
-        self._check_n_features(X)
+        check_n_features(self, X)
         codes = self._encode(X)
         jll = np.tile(self.class_log_prior_, (X.shape[0], 1))
         for j, flp in enumerate(self.feature_log_prob_):

@@ -2,7 +2,7 @@
 section "Naive Bayes versus the multivariate normal")."""
 import numpy as np
 
-from lib._validation import check_scalar
+from lib._validation import check_n_features, check_scalar
 from lib.naive_bayes._base import _BaseNB, _as_numeric_matrix, _encode_labels, _label
 
 
@@ -73,7 +73,7 @@ class GaussianNB(_BaseNB):
 
     def _joint_log_likelihood(self, X):
         X = _as_numeric_matrix(X, allow_sparse=False)
-        self._check_n_features(X)
+        check_n_features(self, X)
         with np.errstate(over="ignore"):  # a far point: its density underflows to 0
             diff = X[:, None, :] - self.theta_[None, :, :]
             log_pdf = -0.5 * (np.log(2 * np.pi * self.var_)[None] + diff ** 2 / self.var_[None])
