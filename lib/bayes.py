@@ -15,7 +15,7 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_consistent_length, check_rng, check_scalar,
+from lib._validation import (check_array, check_binary, check_consistent_length, check_rng, check_scalar,
                              check_weights_array)
 
 __all__ = [
@@ -368,13 +368,6 @@ def interval_concepts(n_points):
     return np.vstack([np.zeros((1, n_points), dtype=int), labels])
 
 
-def _check_concepts(concepts):
-    concepts = check_array(concepts, "concepts", ndim=2, dtype=None)
-    if not np.isin(concepts, (0, 1)).all():
-        raise ValueError("concepts must hold 0/1 labels (concepts[h, x] = label of x under h)")
-    return concepts
-
-
 def version_space(concepts, x, y):
     """Mask of the concepts consistent with the labelled examples: the version space.
 
@@ -388,14 +381,12 @@ def version_space(concepts, x, y):
     >>> version_space(interval_concepts(3), [0, 2], [1, 0]).nonzero()[0]
     array([1, 2])
     """
-    concepts = _check_concepts(concepts)
+    concepts = check_binary(concepts, "concepts", ndim=2).astype(int)
     x = check_array(x, "x", ndim=1, dtype=None, min_samples=0)
-    y = check_array(y, "y", ndim=1, dtype=None, min_samples=0)
+    y = check_binary(y, "y", ndim=1, min_samples=0)
     check_consistent_length(x=x, y=y)
     if x.size and (not np.all(x == np.round(x)) or x.min() < 0 or x.max() >= concepts.shape[1]):
         raise ValueError(f"x must hold instance indices 0..{concepts.shape[1] - 1}, got {x.tolist()}")
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError(f"y must hold 0/1 labels, got {y.tolist()}")
     return np.all(concepts[:, x.astype(int)] == y, axis=1)
 
 
@@ -437,7 +428,7 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
     Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
     """
     prior = check_weights_array(prior, "prior", sums_to_one=True)
-    concepts = _check_concepts(concepts)
+    concepts = check_binary(concepts, "concepts", ndim=2).astype(int)
     n_trials = check_scalar(n_trials, "n_trials", kind="integer", low=1)
     n_train = [check_scalar(m, "n_train[i]", kind="integer", low=0) for m in n_train]
     rng = check_rng(rng, seeds=False)

@@ -172,6 +172,20 @@ def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_i
     return arr
 
 
+def check_binary(values, name, *, ndim=None, min_samples=1):
+    """0/1 labels (True/False allowed): returned as a bool array.
+
+    >>> check_binary([1, 0, True], "y")
+    array([ True, False,  True])
+    """
+    arr = check_array(values, name, ndim=ndim, dtype=None, min_samples=min_samples)
+    bad = arr[~np.isin(arr, (0, 1))]
+    if bad.size:
+        first = bad[0].item() if isinstance(bad[0], np.generic) else bad[0]
+        raise ValueError(f"{name} must hold 0/1 labels (or True/False), got {describe(first)}")
+    return arr.astype(bool)
+
+
 def check_table(X, name="X", *, min_samples=1, min_features=1):
     """Check a 2-D table of nominal values (strings, numbers, any objects).
 
