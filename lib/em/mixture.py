@@ -253,7 +253,8 @@ class GaussianMixture:
         return self
 
     # -- using the fitted model
-    def _check_fitted(self, X):
+    def _fitted_input(self, X):
+        """``X`` checked against the fitted model (which must exist)."""
         check_is_fitted(self, "means_")
         X = check_data(X)
         if X.shape[1] != self.means_.shape[1]:
@@ -262,7 +263,7 @@ class GaussianMixture:
 
     def score_samples(self, X):
         """Log density ``log p(x_i)`` of each row of ``X`` under the fitted mixture."""
-        X = self._check_fitted(X)
+        X = self._fitted_input(X)
         return self._e_step(X, self.weights_, self.means_, self.precisions_cholesky_)[0]
 
     def score(self, X):
@@ -271,7 +272,7 @@ class GaussianMixture:
 
     def predict_proba(self, X):
         """Responsibilities ``P(C = j | x_i)``, an (n, k) array whose rows sum to 1."""
-        X = self._check_fitted(X)
+        X = self._fitted_input(X)
         return np.exp(self._e_step(X, self.weights_, self.means_,
                                    self.precisions_cholesky_)[1])
 
