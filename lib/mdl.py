@@ -202,8 +202,8 @@ def gaussian_bin_log_likelihood(residuals, sigma, precision):
     precision = check_scalar(precision, "precision", low=0, closed="neither")
     sigma = check_scalar(sigma, "sigma", low=0)
     s, h = max(float(sigma), 1e-300), precision / 2
-    upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
-    with np.errstate(invalid="ignore"):      # upper = lower = -inf: a bin of probability 0
+    with np.errstate(over="ignore", invalid="ignore"):   # a bin of probability 0: -inf
+        upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
         log_p = np.where(np.isneginf(upper), -np.inf, upper + np.log1p(-np.exp(lower - upper)))
     return float(np.sum(log_p))
 

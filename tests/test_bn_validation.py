@@ -266,3 +266,10 @@ def test_read_bif_of_a_truncated_gzip_file_names_the_file(tmp_path):
     not_gzip.write_text("network unknown {}")
     with pytest.raises(ValueError, match=r"plain\.bif\.gz: cannot read it"):
         read_bif(not_gzip)
+
+
+def test_set_cpts_refuses_anything_but_a_mapping():
+    net = BayesNet([("R", ["y", "n"], [], [0.2, 0.8])])
+    with pytest.raises(TypeError, match=r"set_cpts needs a mapping \{variable: table\}, got list"):
+        net.set_cpts([("R", [0.5, 0.5])])
+    assert net.cpts["R"].tolist() == [0.2, 0.8]

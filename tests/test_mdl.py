@@ -292,3 +292,9 @@ def test_mdl_select_refuses_when_every_candidate_gives_probability_zero():
     with pytest.raises(ValueError, match="every candidate gives the data probability zero"):
         mdl_select([-np.inf, -np.inf], [1, 2], n=10)
     assert mdl_select([-np.inf, -50.0], [1, 2], n=10) == 1    # one possible candidate wins
+
+
+def test_gaussian_bin_log_likelihood_of_a_huge_residual_is_minus_inf_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gaussian_bin_log_likelihood([1e308], 1e-300, 0.01) == -np.inf

@@ -328,7 +328,7 @@ def is_missing(value, markers=()):
         if value != value:  # NaN
             return True
     except (TypeError, ValueError):
-        return False
+        return type(value).__name__ == "NAType"   # pandas.NA: its comparisons are NA
     return isinstance(value, str) and value in markers
 
 

@@ -259,6 +259,8 @@ class BayesNet:
         Raises ``ValueError`` for an unknown variable, a wrong shape, negative or
         non-finite entries, or rows that do not sum to one (tolerance 1e-6).
         """
+        if not hasattr(tables, "items"):
+            raise TypeError(f"set_cpts needs a mapping {{variable: table}}, got {type(tables).__name__}")
         checked = {name: self._checked_cpt(name, cpt) for name, cpt in tables.items()}
         self.cpts.update(checked)
         self._arrays = None

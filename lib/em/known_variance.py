@@ -65,7 +65,11 @@ def em_known_variance(x, means_init, sigma=1.0, n_iter=10):
     k = mu.shape[0]
     means, resps, lls = [mu], [], []
     for t in range(n_iter + 1):
-        sq = ((X[:, None, :] - mu[None]) ** 2).sum(-1)            # (n, k)
+        with np.errstate(over="ignore"):
+            sq = ((X[:, None, :] - mu[None]) ** 2).sum(-1)        # (n, k)
+        if not np.isfinite(sq).all():
+            raise ValueError("x has values so large that their squared distances to the means "
+                             f"overflow (largest |x| {np.abs(X).max():g}): rescale the data")
         log_p = -sq / (2 * sigma**2) - 0.5 * d * np.log(2 * np.pi * sigma**2) - np.log(k)
         log_norm = logsumexp(log_p, axis=1)
         resp = np.exp(log_p - log_norm[:, None])

@@ -139,6 +139,9 @@ class NaiveBayesText(ProbabilisticClassifier):
         docs = _check_documents(docs)
         check_labels(labels, "labels", n_samples=len(docs))
         counts, vocabulary = count_matrix(docs)
+        if not vocabulary:
+            raise ValueError("docs hold no token (a word of at least two letters or digits, "
+                             "see tokenize): there is nothing to learn from")
         return self.fit_counts(counts, labels, vocabulary)
 
     def fit_counts(self, counts, labels, vocabulary=None):
