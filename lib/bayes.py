@@ -308,17 +308,11 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
 
     Parameters
     ----------
-    posteriors : array_like, shape (H,) or (M, H)
-        ``P(h | D)``; one row per instance if 2-D.
-    class_probs : array_like, shape (H, C) or (M, H, C)
-        ``class_probs[..., h, c] = P(c | h, x)``.
+    posteriors, class_probs : as in :func:`bayes_optimal_classify`.
     rng : numpy.random.Generator
         Source of randomness (pass ``np.random.default_rng(seed)``).
 
-    Returns
-    -------
-    int or numpy.ndarray of int, shape (M,)
-        The predicted class index for each instance.
+    Returns the class index drawn for each instance (int, or an array of shape (M,)).
 
     Examples
     --------
