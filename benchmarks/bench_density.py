@@ -9,7 +9,7 @@ import harness  # noqa: F401  (first: pins BLAS threads before numpy loads)
 import numpy as np
 from sklearn.neighbors import KernelDensity
 
-from lib.density import kernel_density, sample_mixture
+from lib.density import MIXTURE, kernel_density, sample_mixture
 
 WIDTH = 0.05
 
@@ -25,7 +25,7 @@ def compare_kde(case, query, data, target, note=""):
 
 def cases():
     rng = np.random.default_rng(9)
-    data, _ = sample_mixture(2_000, rng)
+    data, _ = sample_mixture(2_000, *MIXTURE, rng=rng)
     yield compare_kde("Gaussian KDE, 10000 queries on 2000 points (2-D)",
                       rng.random((10_000, 2)), data, target=1.0)
     # Points 1e6 kernel widths apart: the expansion |q|^2 + |x|^2 - 2 q.x would cancel,

@@ -15,32 +15,14 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_consistent_length, check_probability_vector,
-                             check_scalar, check_stochastic_matrix)
+from lib._validation import (check_array, check_binary, check_consistent_length, check_rng, check_scalar,
+                             check_weights_array)
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",
     "simulate_gibbs_vs_bayes", "interval_concepts", "version_space", "brute_force_map",
     "bayes_table", "CANDY_BAGS", "CANDY_LIME", "CANDY_PRIOR", "CANDY_PRIORS", "candy_learner",
 ]
-
-
-# --------------------------------------------------------------------------- checks
-def _as_probabilities(values, name, *, sums_to_one=False, at_most_one=False):
-    """Return ``values`` as a float array after checking that they are probabilities:
-    a non-empty array of finite, non-negative numbers (at most 1 if ``at_most_one``,
-    summing to 1 over the last axis, within 1e-9, if ``sums_to_one``)."""
-    arr = check_array(values, name, min_samples=0)
-    if arr.ndim == 0 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty array, got {values!r}")
-    if (arr < 0).any():
-        raise ValueError(f"{name} contains a negative probability: {arr.min():g}")
-    if at_most_one and (arr > 1 + 1e-12).any():
-        raise ValueError(f"{name} contains a probability greater than 1: {arr.max():g}")
-    if sums_to_one:
-        check = check_probability_vector if arr.ndim == 1 else check_stochastic_matrix
-        check(arr, f"{name} (over hypotheses)", atol=1e-9)
-    return arr
 
 
 def _normalise_log(log_joint, what="the data"):
@@ -91,8 +73,8 @@ def posterior(prior, likelihood):
     >>> post.round(4)
     array([0.    , 0.0132, 0.2105, 0.3553, 0.4211])
     """
-    prior = _as_probabilities(prior, "prior", sums_to_one=True)
-    likelihood = _as_probabilities(likelihood, "likelihood")
+    prior = check_weights_array(prior, "prior", sums_to_one=True)
+    likelihood = check_weights_array(likelihood, "likelihood")
     if prior.ndim != 1:
         raise ValueError(f"prior must be 1-D (one entry per hypothesis), got shape {prior.shape}")
     if likelihood.ndim > 2 or likelihood.shape[-1] != prior.size:
@@ -134,7 +116,7 @@ class DiscreteBayesLearner:
     """
 
     def __init__(self, prior, likelihood):
-        self.prior = _as_probabilities(prior, "prior", sums_to_one=True)
+        self.prior = check_weights_array(prior, "prior", sums_to_one=True)
         if self.prior.ndim != 1:
             raise ValueError(f"prior must be 1-D, got shape {self.prior.shape}")
         if not isinstance(likelihood, dict) or not likelihood:
@@ -142,7 +124,7 @@ class DiscreteBayesLearner:
         self.outcomes = tuple(likelihood)
         rows = []
         for outcome, probs in likelihood.items():
-            probs = _as_probabilities(probs, f"likelihood[{outcome!r}]", at_most_one=True)
+            probs = check_weights_array(probs, f"likelihood[{outcome!r}]", at_most_one=True)
             if probs.shape != self.prior.shape:
                 raise ValueError(f"likelihood[{outcome!r}] has shape {probs.shape}, "
                                  f"expected {self.prior.shape} (one entry per hypothesis)")
@@ -212,19 +194,11 @@ class DiscreteBayesLearner:
 
     def map_index(self, data):
         """Index of the maximum a posteriori hypothesis (lowest index on ties)."""
-        log_joint = self._log_joint_path(data)[-1]
-        if not np.isfinite(log_joint).any():
-            raise ValueError("the data are impossible under every hypothesis with nonzero "
-                             "prior: the MAP hypothesis is undefined")
-        return int(np.argmax(log_joint))
+        return _best(self._log_joint_path(data)[-1], "every hypothesis with nonzero prior", "MAP")
 
     def ml_index(self, data):
         """Index of the maximum likelihood hypothesis (lowest index on ties); ignores the prior."""
-        log_lik = self.log_likelihood(data)
-        if not np.isfinite(log_lik).any():
-            raise ValueError("the data are impossible under every hypothesis: "
-                             "the ML hypothesis is undefined")
-        return int(np.argmax(log_lik))
+        return _best(self.log_likelihood(data), "every hypothesis", "ML")
 
     def map_predictive(self, data):
         """Prediction of the MAP hypothesis alone: ``{outcome: P(next = outcome | h_MAP)}``."""
@@ -236,9 +210,17 @@ class DiscreteBayesLearner:
         hypothesis = check_scalar(hypothesis, "hypothesis", kind="integer", low=0,
                                   high=self.prior.size - 1)
         n = check_scalar(n, "n", kind="integer", low=0)
-        _check_generator(rng)
+        rng = check_rng(rng, seeds=False)
         codes = rng.choice(len(self.outcomes), size=n, p=self.table[:, hypothesis])
         return [self.outcomes[k] for k in codes]
+
+
+def _best(log_scores, which, what):
+    """Index of the largest log score; ValueError if the data are impossible under all."""
+    if not np.isfinite(log_scores).any():
+        raise ValueError(f"the data are impossible under {which}: the {what} hypothesis is "
+                         "undefined")
+    return int(np.argmax(log_scores))
 
 
 # --------------------------------------------------------------------- candy bags
@@ -270,8 +252,8 @@ def candy_learner(prior=CANDY_PRIOR):
 
 # ------------------------------------------------------- Bayes optimal and Gibbs
 def _check_classification(posteriors, class_probs):
-    post = _as_probabilities(posteriors, "posteriors", sums_to_one=True)
-    probs = _as_probabilities(class_probs, "class_probs", at_most_one=True)
+    post = check_weights_array(posteriors, "posteriors", sums_to_one=True)
+    probs = check_weights_array(class_probs, "class_probs", at_most_one=True)
     if probs.ndim < 2 or probs.shape[-2] != post.shape[-1]:
         raise ValueError(f"class_probs must have shape (..., H, C) with H = {post.shape[-1]} "
                          f"hypotheses, got {probs.shape}")
@@ -326,17 +308,11 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
 
     Parameters
     ----------
-    posteriors : array_like, shape (H,) or (M, H)
-        ``P(h | D)``; one row per instance if 2-D.
-    class_probs : array_like, shape (H, C) or (M, H, C)
-        ``class_probs[..., h, c] = P(c | h, x)``.
+    posteriors, class_probs : as in :func:`bayes_optimal_classify`.
     rng : numpy.random.Generator
         Source of randomness (pass ``np.random.default_rng(seed)``).
 
-    Returns
-    -------
-    int or numpy.ndarray of int, shape (M,)
-        The predicted class index for each instance.
+    Returns the class index drawn for each instance (int, or an array of shape (M,)).
 
     Examples
     --------
@@ -344,7 +320,7 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     >>> gibbs_classify(np.tile([0.3, 0.3, 0.4], (6, 1)), [[0, 1], [0, 1], [1, 0]], rng)
     array([0, 1, 1, 1, 0, 0])
     """
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     post, probs = _check_classification(posteriors, class_probs)
     batch = post.shape[:-1]
     u = rng.random(batch)[..., None]
@@ -359,11 +335,6 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
         label = np.argmax(chosen, axis=-1)
     return int(label) if label.ndim == 0 else label
 
-
-def _check_generator(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
-                        f"got {rng!r}")
 
 
 def interval_concepts(n_points):
@@ -391,13 +362,6 @@ def interval_concepts(n_points):
     return np.vstack([np.zeros((1, n_points), dtype=int), labels])
 
 
-def _check_concepts(concepts):
-    concepts = check_array(concepts, "concepts", ndim=2, dtype=None)
-    if not np.isin(concepts, (0, 1)).all():
-        raise ValueError("concepts must hold 0/1 labels (concepts[h, x] = label of x under h)")
-    return concepts
-
-
 def version_space(concepts, x, y):
     """Mask of the concepts consistent with the labelled examples: the version space.
 
@@ -411,14 +375,12 @@ def version_space(concepts, x, y):
     >>> version_space(interval_concepts(3), [0, 2], [1, 0]).nonzero()[0]
     array([1, 2])
     """
-    concepts = _check_concepts(concepts)
+    concepts = check_binary(concepts, "concepts", ndim=2).astype(int)
     x = check_array(x, "x", ndim=1, dtype=None, min_samples=0)
-    y = check_array(y, "y", ndim=1, dtype=None, min_samples=0)
+    y = check_binary(y, "y", ndim=1, min_samples=0)
     check_consistent_length(x=x, y=y)
     if x.size and (not np.all(x == np.round(x)) or x.min() < 0 or x.max() >= concepts.shape[1]):
         raise ValueError(f"x must hold instance indices 0..{concepts.shape[1] - 1}, got {x.tolist()}")
-    if not np.isin(y, (0, 1)).all():
-        raise ValueError(f"y must hold 0/1 labels, got {y.tolist()}")
     return np.all(concepts[:, x.astype(int)] == y, axis=1)
 
 
@@ -459,11 +421,11 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
 
     Used in: Chapter 1, section "The Bayes optimal classifier and the Gibbs algorithm".
     """
-    prior = _as_probabilities(prior, "prior", sums_to_one=True)
-    concepts = _check_concepts(concepts)
+    prior = check_weights_array(prior, "prior", sums_to_one=True)
+    concepts = check_binary(concepts, "concepts", ndim=2).astype(int)
     n_trials = check_scalar(n_trials, "n_trials", kind="integer", low=1)
     n_train = [check_scalar(m, "n_train[i]", kind="integer", low=0) for m in n_train]
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     if concepts.shape[0] != prior.size:
         raise ValueError(f"concepts must have shape ({prior.size}, X), got {concepts.shape}")
     H, X = concepts.shape

@@ -147,7 +147,7 @@ def file_sha256(path):
     return digest.hexdigest()
 
 
-def _check_sha256(path, sha256, fix):
+def _verify_sha256(path, sha256, fix):
     """The file's SHA-256; ``ValueError`` unless it is one of ``sha256`` (None: no check)."""
     found = file_sha256(path)
     if sha256 is None:
@@ -190,7 +190,7 @@ def download_file(url, dest, sha256=None, timeout=60, progress=True):
                 print(file=sys.stderr)
         if total and done != total:
             raise OSError(f"download of {url} stopped after {done} of {total} bytes; try again")
-        _check_sha256(tmp, sha256, f"the download from {url} was not kept; try again later "
+        _verify_sha256(tmp, sha256, f"the download from {url} was not kept; try again later "
                                    "or download the archive by hand")
         os.replace(tmp, dest)
     except BaseException:
@@ -299,7 +299,7 @@ def _load_posts(archive, sha256, expected_counts, use_cache):
     if use_cache and key in _PARSED:
         return _PARSED[key]
     fix = "delete it and load again to download a fresh copy (or pass sha256=None to skip this check)"
-    digest = _check_sha256(archive, sha256, fix)
+    digest = _verify_sha256(archive, sha256, fix)
     cached = _parsed_cache_path(digest) if use_cache else None
     posts = _read_cache(cached) if cached is not None else None
     if posts is None:

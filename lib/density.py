@@ -15,8 +15,8 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import multivariate_normal
 
-from lib._validation import (check_array, check_option, check_probability_vector, check_rng,
-                             check_scalar, check_shape)
+from lib._validation import check_array, check_mixture, check_option, check_rng, check_scalar, check_scale
+from lib.em.mixture import sample_mixture  # noqa: F401  (Chapter 9 draws its sample with it)
 
 CHUNK_CELLS = 65_536      # distances held in memory at once (512 kB: fits in the cache)
 WIDENING = np.array([1.0, 2.0, 4.0])   # kernel widths of the kNN normaliser's proposal
@@ -32,6 +32,7 @@ MIXTURE_COVARIANCES = np.array([
     [[0.0140, -0.0030], [-0.0030, 0.0060]],
     [[0.0060, 0.0015], [0.0015, 0.0070]],
 ])
+MIXTURE = (MIXTURE_WEIGHTS, MIXTURE_MEANS, MIXTURE_COVARIANCES)   # sample_mixture(n, *MIXTURE)
 
 
 # ---------------------------------------------------------------------- validation
@@ -48,10 +49,6 @@ def _points(x, name, d=None):
 def _check_k(k, n):
     return check_scalar(k, f"k (1 to the number of data points, {n})", kind="integer",
                         low=1, high=n)
-
-
-def _check_width(width):
-    return check_scalar(width, "the kernel width", low=0, closed="neither")
 
 
 def _chunk_rows(n_queries, n_data):
@@ -165,7 +162,7 @@ def kernel_density(query, data, width, log=False):
     """
     data = _points(data, "data")
     query = _points(query, "query", data.shape[1])
-    width = _check_width(width)
+    width = check_scale(width, "the kernel width")
     n, d = data.shape
     g = -0.5 / width**2
     centre = data.mean(axis=0)                   # centring keeps the expansion accurate
@@ -219,7 +216,7 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
     if not values:
         raise ValueError("values is empty: give at least one candidate")
     if method == "kernel":
-        values = [_check_width(w) for w in values]
+        values = [check_scale(w, "the kernel width") for w in values]
     n_folds = check_scalar(n_folds, "n_folds", kind="integer", low=2, high=len(data))
     rng = check_rng(rng)
     folds = np.array_split(rng.permutation(len(data)), n_folds)
@@ -228,8 +225,14 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
         train = np.delete(data, held, axis=0)
         if method == "knn":
             ks = [_check_k(k, len(train)) for k in values]
-            log_z = knn_log_normaliser(train, ks, rng=rng)
-            scores += (_knn_log_density(data[held], train, ks) - log_z).sum(axis=0)
+            log_p = _knn_log_density(data[held], train, ks)
+            if np.isposinf(log_p).any():
+                i, j = np.argwhere(np.isposinf(log_p))[0]
+                raise ValueError(
+                    f"data has duplicate points: data[{held[i]}] = {data[held[i]].tolist()} "
+                    f"coincides with at least k = {ks[j]} of the other points, where the kNN "
+                    "density is infinite; remove the duplicates or try larger k")
+            scores += (log_p - knn_log_normaliser(train, ks, rng=rng)).sum(axis=0)
         else:
             for i, w in enumerate(values):
                 scores[i] += kernel_density(data[held], train, w, log=True).sum()
@@ -306,42 +309,13 @@ def mixture_density(points, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
 
     Used in: Chapter 9, section "A sample from a mixture".
     """
-    weights, means, covariances = _check_mixture(weights, means, covariances)
+    weights, means, covariances = check_mixture(weights, means, covariances)
     x = _points(points, "points", means.shape[1])
     terms = np.empty((len(x), len(weights)))
     for j, (m, c) in enumerate(zip(means, covariances)):
         terms[:, j] = multivariate_normal(m, c).logpdf(x)
     log_p = logsumexp(terms + np.log(weights), axis=1)
     return log_p if log else np.exp(log_p)
-
-
-def sample_mixture(n, rng, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
-                   covariances=MIXTURE_COVARIANCES):
-    """``n`` points drawn from the Gaussian mixture, and which component drew each.
-
-    Used in: Chapter 9, section "A sample from a mixture" (the 128-point sample).
-    """
-    weights, means, covariances = _check_mixture(weights, means, covariances)
-    n = check_scalar(n, "n", kind="integer", low=0)
-    rng = check_rng(rng)
-    z = rng.choice(len(weights), size=n, p=weights)
-    chol = np.linalg.cholesky(covariances)
-    eps = rng.standard_normal((n, means.shape[1]))
-    return means[z] + np.einsum("nij,nj->ni", chol[z], eps), z
-
-
-def _check_mixture(weights, means, covariances):
-    """K weights summing to one, K means of dimension d, K symmetric positive definite
-    d x d covariances: a mismatch raises instead of silently dropping a component."""
-    means = check_array(means, "means", ndim=2)
-    K, d = means.shape
-    weights = check_probability_vector(weights, "weights", size=K)
-    covariances = check_shape(check_array(covariances, "covariances", ndim=3),
-                              "covariances", (K, d, d))
-    for k, c in enumerate(covariances):
-        if not np.allclose(c, c.T) or np.linalg.eigvalsh(c)[0] <= 0:
-            raise ValueError(f"covariances[{k}] must be symmetric positive definite, got {c.tolist()}")
-    return weights, means, covariances
 
 
 # ---------------------------------------------------------------------- curse of dimensionality
@@ -377,8 +351,8 @@ def held_out_scores(n, d, n_test=2000, rng=0):
     n_test = check_scalar(n_test, "n_test", kind="integer", low=1)
     rng = check_rng(rng)
     mixture = curse_mixture(d)
-    test, _ = sample_mixture(n_test, rng, *mixture)    # first: the same test set for every n
-    train, _ = sample_mixture(n, rng, *mixture)
+    test, _ = sample_mixture(n_test, *mixture, rng=rng)   # first: the same test set for every n
+    train, _ = sample_mixture(n, *mixture, rng=rng)
     width, _ = cross_validate(train, "kernel", np.geomspace(0.05, 3, 18), rng=rng)
     ks = [k for k in (1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 200) if k <= 0.8 * n]
     k, _ = cross_validate(train, "knn", ks, rng=rng)

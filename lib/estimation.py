@@ -23,7 +23,7 @@ from scipy.special import betainc, betaincinv, betaln, expit, gammaln, xlog1py, 
 
 from lib.bayes import DiscreteBayesLearner
 
-from lib._validation import (check_array, check_consistent_length, check_probabilities,
+from lib._validation import (check_array, check_binary, check_consistent_length, check_probabilities,
                              check_probability_vector, check_scalar, check_stochastic_matrix)
 
 __all__ = [
@@ -291,13 +291,8 @@ def wrapper_counts(cherry, red):
     ``cherry[j]`` is True for a cherry candy, ``red[j]`` True for a red wrapper.
     Used in: Chapter 2, section "Three parameters: flavour and wrapper".
     """
-    cherry = check_array(cherry, "cherry", ndim=1, dtype=None)
-    red = check_array(red, "red", ndim=1, dtype=None)
+    cherry, red = check_binary(cherry, "cherry", ndim=1), check_binary(red, "red", ndim=1)
     check_consistent_length(cherry=cherry, red=red)
-    for name, arr in (("cherry", cherry), ("red", red)):
-        if not np.isin(arr, [0, 1]).all():
-            raise ValueError(f"{name} must contain only booleans (0/1), got {describe_bad(arr)}")
-    cherry, red = cherry.astype(bool), red.astype(bool)
     c, rc, rl = cherry.sum(), (cherry & red).sum(), (~cherry & red).sum()
     l = cherry.size - c
     return dict(c=int(c), l=int(l), rc=int(rc), gc=int(c - rc), rl=int(rl), gl=int(l - rl))
@@ -337,11 +332,6 @@ def _check_wrapper_counts(counts):
         raise ValueError(f"counts must be a dict with the keys {keys} (from wrapper_counts), "
                          f"got {counts!r}")
     return {key: check_scalar(counts[key], f"counts[{key!r}]", low=0) for key in keys}
-
-
-def describe_bad(arr):
-    """The first value of ``arr`` that is not 0/1."""
-    return repr(arr[~np.isin(arr, [0, 1])][0].item())
 
 
 # ---------------------------------------------------------------- continuous models
@@ -389,12 +379,10 @@ def cross_entropy(y, p):
     This is minus the log likelihood of the labels when p = P(y = 1 | x) (Mitchell 1997, section 6.5).
     Used in: Chapter 2, section "Probability prediction: ML is cross entropy".
     """
-    y = check_array(y, "y")
+    y = check_binary(y, "y").astype(float)
     p = check_probabilities(p, "p")
     if y.shape != p.shape:
         raise ValueError(f"y and p must have the same shape, got {y.shape} and {p.shape}")
-    if not np.isin(y, [0, 1]).all():
-        raise ValueError(f"y must contain only 0 and 1, got {describe_bad(y)}")
     return float(-(xlogy(y, p) + xlog1py(1 - y, -p)).sum())
 
 
@@ -412,10 +400,8 @@ def fit_logistic(x, y, loss="cross_entropy"):
     """
     X = check_array(x, "x", ndim=(1, 2), min_samples=2)
     X = np.column_stack([np.ones(len(X)), X.reshape(len(X), -1)])
-    y = _data(y, "y", 2)
+    y = check_binary(_data(y, "y", 2), "y").astype(float)
     check_consistent_length(x=X, y=y)
-    if not np.isin(y, [0, 1]).all():
-        raise ValueError(f"y must contain only 0 and 1, got {describe_bad(y)}")
     if y.min() == y.max():
         raise ValueError("y must contain both labels 0 and 1 to fit a probability model")
     if loss not in ("cross_entropy", "squared"):

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 from scipy.stats import binomtest
 
-from lib._validation import (check_array, check_consistent_length, check_labels,
+from lib._validation import (check_binary, check_consistent_length, check_labels,
                              check_probabilities, check_scalar, describe)
 
 __all__ = ["leave_one_out_predict", "mcnemar_exact", "reliability_bins",
@@ -58,14 +58,6 @@ def leave_one_out_predict(estimator, X, y):
     return np.array(predictions)
 
 
-def _check_correct(correct, name):
-    correct = check_array(correct, name, ndim=1, dtype=None)
-    if not np.isin(correct, (0, 1)).all():
-        raise ValueError(f"{name} must hold True/False (or 1/0) per example, got "
-                         f"{describe(correct[~np.isin(correct, (0, 1))][0])}")
-    return correct.astype(bool)
-
-
 def mcnemar_exact(correct_a, correct_b):
     """McNemar's exact test: do classifiers a and b differ in accuracy on these examples?
 
@@ -82,8 +74,8 @@ def mcnemar_exact(correct_a, correct_b):
     >>> mcnemar_exact([1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 0, 0]).p_value
     0.0625
     """
-    a = _check_correct(correct_a, "correct_a")
-    b = _check_correct(correct_b, "correct_b")
+    a = check_binary(correct_a, "correct_a", ndim=1)
+    b = check_binary(correct_b, "correct_b", ndim=1)
     check_consistent_length(correct_a=a, correct_b=b)
     only_a, only_b = int(np.sum(a & ~b)), int(np.sum(b & ~a))
     n = only_a + only_b
@@ -110,7 +102,7 @@ def reliability_bins(confidence, correct, n_bins=10):
     ([0, 4], [nan, 0.75])
     """
     confidence = check_probabilities(confidence, "confidence", ndim=1)
-    correct = _check_correct(correct, "correct")
+    correct = check_binary(correct, "correct", ndim=1)
     check_consistent_length(confidence=confidence, correct=correct)
     n_bins = check_scalar(n_bins, "n_bins", kind="integer", low=1)
     edges = np.linspace(0.0, 1.0, n_bins + 1)

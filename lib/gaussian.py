@@ -16,8 +16,8 @@ which is ``ln P(x | y) + ln P(y)`` without the constant ``-n/2 ln(2 pi)``.
 figures are drawn in :mod:`lib.plots.gaussian`.
 """
 import numpy as np
-from scipy.special import logsumexp
 
+from lib._classifier import ProbabilisticClassifier
 from lib._validation import (check_array, check_is_fitted, check_labels, check_n_features,
                              check_option, check_probability_vector, check_scalar,
                              check_stochastic_matrix)
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-class GaussianClassifier:
+class GaussianClassifier(ProbabilisticClassifier):
     """One full-covariance normal distribution per class (quadratic discriminant).
 
     Used in: Chapter 4, sections "Gaussian classes: Iris2" and "Discriminant
@@ -80,7 +80,7 @@ class GaussianClassifier:
         ddof = check_scalar(self.ddof, "ddof", kind="integer")
         check_option(ddof, "ddof (0: maximum likelihood, 1: sample covariance)", (0, 1))
         reg = check_scalar(self.reg, "reg", low=0)
-        X = _check_X(X)
+        X = check_array(X, "X", ndim=2)
         y = check_labels(y, "y", n_samples=X.shape[0])
         try:
             classes, y_idx = np.unique(y, return_inverse=True)
@@ -126,7 +126,7 @@ class GaussianClassifier:
 
     def _check(self, X):
         check_is_fitted(self, "classes_")
-        X = _check_X(X)
+        X = check_array(X, "X", ndim=2)
         check_n_features(self, X)
         return X
 
@@ -156,38 +156,14 @@ class GaussianClassifier:
         m2 = self.mahalanobis2(X)
         return -0.5 * (self.n_features_in_ * np.log(2 * np.pi) + self._logdet + m2)
 
-    def _scores(self, X):
-        """Discriminants with every row checked: some class must have a nonzero density.
+    _zero_message = "every class has density zero at example(s) {rows} of X: {reason}"
+    _zero_reason = "the point is so far from every class that all densities underflow"
 
-        ``predict`` and ``predict_proba`` both go through here, so they refuse the same
-        points (one so far from every class that all densities underflow to zero).
-        """
+    def _joint_log_likelihood(self, X):
+        """The discriminants (``ln P(x | y) + ln P(y)`` up to a constant): the base class
+        :class:`lib._classifier.ProbabilisticClassifier` turns them into predictions."""
         with np.errstate(over="ignore"):
-            d = self.discriminant(X)
-        dead = np.isneginf(d.max(axis=1))
-        if dead.any():
-            raise ValueError(f"every class has density zero at example(s) "
-                             f"{np.flatnonzero(dead)[:5].tolist()} of X: the point is so far "
-                             "from every class that all densities underflow")
-        return d
-
-    def predict_log_proba(self, X):
-        """Log posteriors ``ln P(y | x)`` (the discriminants normalised per row)."""
-        d = self._scores(X)
-        return d - logsumexp(d, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """Posteriors ``P(y | x)``, shape (n, classes)."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The class with the largest discriminant (the MAP class)."""
-        d = self._scores(X)
-        return self.classes_[np.argmax(d, axis=1)]
-
-
-def _check_X(X):
-    return check_array(X, "X", ndim=2)
+            return self.discriminant(X)
 
 
 # ------------------------------------------------------------------------- Bayes risk

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import log_ndtr, xlogy
 
 from lib._validation import (check_array, check_consistent_length, check_probabilities,
-                             check_scalar)
+                             check_rng, check_scalar)
 
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
@@ -162,6 +162,9 @@ def mdl_select(log_likelihoods, ks, n):
     if ks.shape != ll.shape:
         raise ValueError(f"log_likelihoods and ks must have the same length (shape), got {ll.shape} "
                          f"and {ks.shape}")
+    if np.all(np.isneginf(ll)):
+        raise ValueError("every candidate gives the data probability zero (all log_likelihoods "
+                         "are -inf): no candidate can encode them, so none can be selected")
     return int(np.argmin(two_part_code(ll, ks, n)[2]))
 
 
@@ -177,16 +180,11 @@ def polynomial_data(n, noise, rng, coef=TRUE_COEF):
     n = check_scalar(n, "n", kind="integer", low=2)
     noise = check_scalar(noise, "noise", low=0, closed="neither")
     coef = check_array(coef, "coef", ndim=1)
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     x = rng.uniform(-1, 1, size=int(n))
     y = np.polynomial.polynomial.polyval(x, coef) + rng.normal(scale=noise, size=int(n))
     return x, y
 
-
-def _check_generator(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
-                        f"got {rng!r}")
 
 
 def gaussian_bin_log_likelihood(residuals, sigma, precision):
@@ -195,15 +193,19 @@ def gaussian_bin_log_likelihood(residuals, sigma, precision):
     Each residual r is known to lie in [r - precision/2, r + precision/2]; under
     N(0, sigma^2) that bin has probability Phi((r + h)/sigma) - Phi((r - h)/sigma),
     computed in the lower tail so it stays accurate far from the mean. The result is
-    always <= 0, even for sigma -> 0 (a perfect fit costs 0 bits).
+    always <= 0, even for sigma -> 0 (a perfect fit costs 0 bits). ``sigma = 0`` is
+    that limit: a residual inside its bin (``|r| < precision / 2``) has probability 1
+    (log 0), one on the bin's edge 1/2, one outside it 0 (log ``-inf``).
     Used in: Chapter 3, section "Choosing a polynomial degree".
     """
     r = np.abs(check_array(residuals, "residuals", min_samples=0))
     precision = check_scalar(precision, "precision", low=0, closed="neither")
     sigma = check_scalar(sigma, "sigma", low=0)
     s, h = max(float(sigma), 1e-300), precision / 2
-    upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
-    return float(np.sum(upper + np.log1p(-np.exp(lower - upper))))
+    with np.errstate(over="ignore", invalid="ignore"):   # a bin of probability 0: -inf
+        upper, lower = log_ndtr((h - r) / s), log_ndtr((-h - r) / s)
+        log_p = np.where(np.isneginf(upper), -np.inf, upper + np.log1p(-np.exp(lower - upper)))
+    return float(np.sum(log_p))
 
 
 def polynomial_scores(x, y, degrees, precision=0.01):
@@ -325,7 +327,7 @@ def sample_binary_network(parents, probs, n, rng):
     """
     check_dag(parents)
     n = check_scalar(n, "n", kind="integer", low=0)
-    _check_generator(rng)
+    rng = check_rng(rng, seeds=False)
     if len(probs) != len(parents):
         raise ValueError(f"probs must give one table per node ({len(parents)}), got {len(probs)}")
     data = np.zeros((int(n), len(parents)), dtype=int)

@@ -488,7 +488,7 @@ def test_docstring_examples():
     (lambda: posterior(["a", "b"], [1, 1]), TypeError, "prior must hold real numbers"),
     (lambda: posterior([0.5, 0.5], [np.nan, 1]), ValueError, "likelihood must not contain NaN"),
     (lambda: posterior([0.5, 0.5], [np.inf, 1]), ValueError, "likelihood must be finite"),
-    (lambda: posterior([0.5, 0.7], [1, 1]), ValueError, r"prior \(over hypotheses\) must sum to 1"),
+    (lambda: posterior([0.5, 0.7], [1, 1]), ValueError, r"prior \(over the last axis\) must sum to 1"),
     (lambda: posterior(0.5, [1]), ValueError, "prior must be a non-empty array"),
     (lambda: candy_learner().sample(0, "3", np.random.default_rng(0)), TypeError, "n must be an integer >= 0"),
     (lambda: candy_learner().sample(7, 3, np.random.default_rng(0)), ValueError, r"hypothesis must be an integer in \[0, 4\]"),

@@ -744,3 +744,40 @@ def test_doctests_and_layout():
     code = ("import sys, lib.bn, lib.em; "
             "assert 'matplotlib' not in sys.modules, 'an algorithm module imports matplotlib'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_bayesnet_methods_are_the_functions_with_their_signatures():
+    import dataclasses
+    import inspect
+
+    import lib.bn as bn
+    for func in bn.METHODS:
+        method = getattr(BayesNet, func.__name__)
+        assert method.__wrapped__ is func
+        assert inspect.signature(method) == inspect.signature(func)
+        assert method.__doc__ == func.__doc__
+    net = BayesNet([("R", TF, [], [0.2, 0.8]), ("W", TF, ["R"], [[0.9, 0.1], [0.1, 0.9]])])
+    assert list(inspect.signature(net.query).parameters) == ["variables", "evidence", "method"]
+    np.testing.assert_allclose(net.query("R", {"W": "true"}), bn.query(net, "R", {"W": "true"}))
+    assert BayesNet.hill_climb is bn.hill_climb
+    assert dataclasses.is_dataclass(net.arrays)
+
+
+def test_network_arrays_are_read_only_and_follow_set_cpts():
+    import dataclasses
+    net = BayesNet([("R", TF, [], [0.2, 0.8]), ("W", TF, ["R"], [[0.9, 0.1], [0.1, 0.9]])])
+    a = net.arrays
+    assert a.parents == ((), (0,)) and a.children == ((1,), ()) and a.card.tolist() == [2, 2]
+    np.testing.assert_allclose(a.cumulative_rows[1], [[0.9, 1.0], [0.1, 1.0]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.card = None
+    with pytest.raises(ValueError, match="read-only"):
+        a.cpt[0][0] = 1.0
+    net.cpts["R"][0] = 0.2            # the network's own table is still its own
+    with pytest.raises(ValueError, match="sums to 1.5"):   # refused: nothing stored
+        net.set_cpts({"R": [0.5, 0.5], "W": [[1.0, 0.5], [0.1, 0.9]]})
+    assert net.arrays is a and net.cpts["R"].tolist() == [0.2, 0.8]
+    net.set_cpts({"R": [0.5, 0.5]})
+    assert net.arrays is not a and net.arrays.plans is a.plans    # the graph's plans kept
+    np.testing.assert_allclose(net.arrays.log_rows[0], np.log([[0.5, 0.5]]))
+    np.testing.assert_allclose(net.query("R", {"W": "true"}), [0.9, 0.1])

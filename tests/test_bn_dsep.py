@@ -167,13 +167,13 @@ def test_bdeu_matches_pgmpy():
     import pandas as pd
     df = pd.DataFrame(data)
     X = asia.encode(data)
-    card = asia._arrays()["card"]
+    card = asia.arrays.card
     for ess in (1.0, 10.0, 50.0):
         ref = BDeu(df, equivalent_sample_size=ess, state_names={k: list(v) for k, v in asia.states.items()})
         for n in asia.names:
-            i = asia._idx[n]
+            i = asia.index[n]
             for ps in ([], list(asia.parents[n]), [m for m in asia.names if m != n][:3]):
-                ours = family_score(X, i, [asia._idx[p] for p in ps], card, "bdeu", ess)
+                ours = family_score(X, i, [asia.index[p] for p in ps], card, "bdeu", ess)
                 assert ours == pytest.approx(ref.local_score(n, ps), rel=1e-10, abs=1e-8)
         assert asia.score(data, "bdeu", equivalent_sample_size=ess) == pytest.approx(
             ref.score(DiscreteBayesianNetwork(asia.edges())), rel=1e-10)

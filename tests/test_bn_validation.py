@@ -253,3 +253,23 @@ def test_size_checks_do_not_overflow():
     counts, ll = wide.expected_counts({"X0": ["T", "F"]})
     assert ll == pytest.approx(math.log(0.5 * 0.9 + 0.5 * 0.2) + math.log(0.5 * 0.1 + 0.5 * 0.8))
     assert counts["H0"] == pytest.approx([0.45 / 0.55 + 0.05 / 0.45, 0.1 / 0.55 + 0.4 / 0.45])
+
+
+def test_read_bif_of_a_truncated_gzip_file_names_the_file(tmp_path):
+    from pathlib import Path
+    whole = (Path(__file__).parents[1] / "lib/data/networks/asia.bif.gz").read_bytes()
+    cut = tmp_path / "cut.bif.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ValueError, match=r"cut\.bif\.gz: cannot read it .*truncated"):
+        read_bif(cut)
+    not_gzip = tmp_path / "plain.bif.gz"
+    not_gzip.write_text("network unknown {}")
+    with pytest.raises(ValueError, match=r"plain\.bif\.gz: cannot read it"):
+        read_bif(not_gzip)
+
+
+def test_set_cpts_refuses_anything_but_a_mapping():
+    net = BayesNet([("R", ["y", "n"], [], [0.2, 0.8])])
+    with pytest.raises(TypeError, match=r"set_cpts needs a mapping \{variable: table\}, got list"):
+        net.set_cpts([("R", [0.5, 0.5])])
+    assert net.cpts["R"].tolist() == [0.2, 0.8]

@@ -123,7 +123,7 @@ def test_knn_density_matches_sorted_distances():
 
 
 def test_cross_validation_picks_sensible_values():
-    data, _ = density.sample_mixture(128, 3)
+    data, _ = density.sample_mixture(128, *density.MIXTURE, rng=3)
     k, k_scores = cross_validate(data, "knn", [1, 3, 10, 40, 100], rng=0)
     w, w_scores = cross_validate(data, "kernel", [0.005, 0.02, 0.07, 0.2, 0.5], rng=0)
     assert k in (3, 10) and w in (0.02, 0.07)
@@ -140,7 +140,7 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     xx, yy = np.meshgrid(g, g)
     p = density.mixture_density(np.column_stack([xx.ravel(), yy.ravel()]))
     assert p.sum() * (g[1] - g[0]) ** 2 == pytest.approx(1.0, abs=1e-3)
-    _, z = density.sample_mixture(20_000, 0)
+    _, z = density.sample_mixture(20_000, *density.MIXTURE, rng=0)
     np.testing.assert_allclose(np.bincount(z) / 20_000, [0.2, 0.3, 0.5], atol=0.01)
 
 
@@ -164,7 +164,7 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", []), ValueError, "values is empty"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=4), ValueError, "n_folds"),
     (lambda: cross_validate([[0.0], [1.0], [2.0]], "kernel", [1.0], n_folds=2, rng="seed"), TypeError, "rng must be"),
-    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "at least two distinct points"),
+    (lambda: cross_validate(np.zeros((10, 3)), "knn", [1]), ValueError, "duplicate points"),
     (lambda: density.knn_log_normaliser(np.ones((5, 4)), [2]), ValueError, "got 5 copies of one"),
     (lambda: density.knn_log_normaliser(np.eye(4), [5]), ValueError, "got 5"),
     (lambda: density.knn_log_normaliser(np.eye(4), [2], n_samples=0), ValueError, "n_samples"),
@@ -179,7 +179,8 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
     (lambda: density.mixture_density([[np.nan, 0.5]]), ValueError, "points must not contain NaN"),
     (lambda: density.mixture_density([[0.5, 0.5]], covariances=-density.MIXTURE_COVARIANCES),
      ValueError, "covariances[0] must be symmetric positive definite"),
-    (lambda: density.sample_mixture(10, 0, means=density.MIXTURE_MEANS[:2]), ValueError,
+    (lambda: density.sample_mixture(10, density.MIXTURE_WEIGHTS, density.MIXTURE_MEANS[:2],
+                                            density.MIXTURE_COVARIANCES, 0), ValueError,
      "weights must have 2 entries, got 3"),
 ])
 def test_bad_input(call, error, message):
@@ -192,7 +193,7 @@ def test_figures_of_chapter_9_draw():
     from lib.plots.density import (plot_cross_validation, plot_density_sliders, plot_estimates,
                                    plot_sample)
 
-    data, _ = density.sample_mixture(60, 0)
+    data, _ = density.sample_mixture(60, *density.MIXTURE, rng=0)
     assert len(plot_sample(data, k=5).axes) == 2
     assert len(plot_estimates(data, "knn", [5, 10], n_grid=20).axes) == 2
     assert len(plot_estimates(data, "kernel", [0.05], n_grid=20).axes) == 1
@@ -291,8 +292,8 @@ def test_held_out_scores_agree_with_scikit_learn():
     r = density.held_out_scores(300, 3, n_test=500, rng=5)
     rng = np.random.default_rng(5)                    # the same draws: test set first
     mixture = density.curse_mixture(3)
-    test, _ = density.sample_mixture(500, rng, *mixture)
-    train, _ = density.sample_mixture(300, rng, *mixture)
+    test, _ = density.sample_mixture(500, *mixture, rng=rng)
+    train, _ = density.sample_mixture(300, *mixture, rng=rng)
     assert r["true"] == pytest.approx(density.mixture_density(test, *mixture, log=True).mean())
     kde = sklearn_neighbors.KernelDensity(bandwidth=r["width"]).fit(train)
     assert r["kernel"] == pytest.approx(kde.score_samples(test).mean(), rel=1e-9)
@@ -302,3 +303,30 @@ def test_held_out_scores_agree_with_scikit_learn():
     assert r["width"] == cross_validate(train, "kernel", np.geomspace(0.05, 3, 18), rng=rng)[0]
     assert r["true"] > max(r["em"], r["kernel"], r["knn"])
     assert 1 < r["k"] < 100 and 0.05 < r["width"] < 3
+
+
+def test_kernel_width_whose_square_underflows_is_refused_by_name():
+    with pytest.raises(ValueError, match="kernel width must be .*its square"):
+        kernel_density([0.0], [0.0], width=1e-200)
+    with pytest.raises(ValueError, match="kernel width must be .*its square"):
+        cross_validate(np.arange(10.0), "kernel", [1.0, 1e-170], n_folds=2)
+    # just above the limit the value is still right: 1 / (sqrt(2 pi) w) at the point
+    w = 1e-150
+    assert np.isclose(kernel_density([0.0], [0.0], w, log=True)[0],
+                      -np.log(w) - 0.5 * np.log(2 * np.pi))
+
+
+def test_cross_validate_knn_on_duplicated_points_names_the_duplicates():
+    with pytest.raises(ValueError, match=r"duplicate points: data\[\d+\] = \[1.0\].*k = 1"):
+        cross_validate(np.ones((20, 1)), "knn", [1, 2])
+
+
+def test_one_sample_mixture_and_one_mixture_check_for_chapters_7_and_9():
+    import lib.em
+    from lib._validation import check_mixture
+    assert density.sample_mixture is lib.em.sample_mixture
+    x, z = density.sample_mixture(4000, *density.MIXTURE, rng=0)
+    np.testing.assert_allclose(np.bincount(z) / 4000, density.MIXTURE_WEIGHTS, atol=0.02)
+    np.testing.assert_allclose(x[z == 2].mean(axis=0), density.MIXTURE_MEANS[2], atol=0.01)
+    with pytest.raises(ValueError, match=r"covariances\[1\] must be symmetric positive definite"):
+        check_mixture([0.5, 0.5], [[0.0], [1.0]], [[[1.0]], [[0.0]]])

@@ -511,3 +511,21 @@ def test_plot_mean_field_draws():
     fig = plot_mean_field([0.0, 0.0], cov, mf)
     assert len(fig.axes) == 2
     np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), mf.elbo)
+
+
+def test_em_known_variance_refuses_a_sigma_whose_square_underflows():
+    from lib.em.known_variance import em_known_variance
+    with pytest.raises(ValueError, match="sigma must be .*its square"):
+        em_known_variance([0.0, 1.0], [0.0, 1.0], sigma=1e-200, n_iter=1)
+    # a small sigma whose square is still a normal float: hard, correct assignments
+    trace = em_known_variance([0.0, 1.0], [0.0, 1.0], sigma=1e-150, n_iter=1)
+    np.testing.assert_array_equal(trace.resp[-1], [[1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(trace.means[-1], [0.0, 1.0])
+
+
+def test_em_known_variance_refuses_data_whose_squared_distances_overflow():
+    from lib.em.known_variance import em_known_variance
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="x has values so large .* overflow"):
+            em_known_variance([1e200, -1e200], [0.0, 1.0], sigma=1.0, n_iter=1)

@@ -364,7 +364,7 @@ def test_dirichlet_mean_of_huge_parameters():
     (lambda: grid_learner(11, a=0.5), ValueError, "a must be a real number >= 1"),
     (lambda: grid_learner(11, b=np.nan), ValueError, "b must be a real number >= 1, got nan"),
     (lambda: grid_learner(11)[1].posterior(["cherry", "plum"]), ValueError, "outcome 'plum'"),
-    (lambda: fit_logistic([0, 1, 2], [0, 1, 2]), ValueError, "y must contain only 0 and 1, got 2"),
+    (lambda: fit_logistic([0, 1, 2], [0, 1, 2]), ValueError, r"y must hold 0/1 labels \(or True/False\), got 2"),
     (lambda: fit_logistic([0, 1, 2], [1, 1, 1]), ValueError, "both labels 0 and 1"),
     (lambda: fit_logistic([0, 1, 2], [0, 1]), ValueError, "x and y must have the same length"),
     (lambda: fit_logistic([0, np.nan, 2], [0, 1, 1]), ValueError, "x must not contain NaN"),

@@ -116,7 +116,7 @@ def test_mcnemar_values_and_no_disagreement():
 def test_mcnemar_bad_input():
     with pytest.raises(ValueError, match="correct_a and correct_b must have the same length"):
         mcnemar_exact([1, 0, 1], [1, 0])
-    with pytest.raises(ValueError, match="correct_b must hold True/False"):
+    with pytest.raises(ValueError, match="correct_b must hold 0/1 labels"):
         mcnemar_exact([1, 0], [1, 0.5])
     with pytest.raises(ValueError, match="correct_a"):
         mcnemar_exact([1, np.nan], [1, 0])
@@ -181,7 +181,7 @@ def test_calibration_bad_input():
         reliability_bins([0.5, np.nan], [1, 0])
     with pytest.raises(ValueError, match="confidence"):
         expected_calibration_error([[0.5, 0.6]], [[1, 0]])
-    with pytest.raises(ValueError, match="correct must hold True/False"):
+    with pytest.raises(ValueError, match="correct must hold 0/1 labels"):
         reliability_bins([0.5, 0.7], [1, 2])
     with pytest.raises(ValueError, match="confidence and correct must have the same length"):
         reliability_bins([0.5, 0.7, 0.9], [1, 0])

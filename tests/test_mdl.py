@@ -276,3 +276,25 @@ def test_selection_figure_draws():
 
     fig = plot_selection_panels([("a", ["0", "1"], [10.0, 5.0], [1.0, 2.0])] * 3)
     assert sum(ax.get_visible() for ax in fig.axes) == 3
+
+
+def test_gaussian_bin_log_likelihood_with_sigma_zero_is_the_limit_not_nan():
+    # sigma = 0: all mass at residual 0; the bin [r - h, r + h] holds it iff |r| < h
+    assert gaussian_bin_log_likelihood([1.0], 0, 0.01) == -np.inf
+    assert gaussian_bin_log_likelihood([0.0, 0.001], 0, 0.01) == 0.0
+    assert np.isclose(gaussian_bin_log_likelihood([0.005], 0, 0.01), np.log(0.5))
+    # a tiny positive sigma agrees with the limit (it gave NaN too)
+    assert gaussian_bin_log_likelihood([1.0, 0.0], 1e-300, 0.01) == -np.inf
+    assert np.isclose(gaussian_bin_log_likelihood([0.001], 1e-6, 0.01), 0.0)
+
+
+def test_mdl_select_refuses_when_every_candidate_gives_probability_zero():
+    with pytest.raises(ValueError, match="every candidate gives the data probability zero"):
+        mdl_select([-np.inf, -np.inf], [1, 2], n=10)
+    assert mdl_select([-np.inf, -50.0], [1, 2], n=10) == 1    # one possible candidate wins
+
+
+def test_gaussian_bin_log_likelihood_of_a_huge_residual_is_minus_inf_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gaussian_bin_log_likelihood([1e308], 1e-300, 0.01) == -np.inf

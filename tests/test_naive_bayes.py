@@ -576,3 +576,34 @@ def test_multinomial_on_unsorted_integer_csr_equals_sklearn_and_leaves_input_alo
         assert np.array_equal(a, b) and a.dtype == b.dtype   # not sorted or cast in place
     # the prediction product's dense operand needs no copy
     assert ours.feature_log_prob_.T.flags.c_contiguous
+
+
+def test_gaussian_nb_constant_feature_with_rounding_noise_variance_keeps_the_priors():
+    # mean([0.1] * 3) is 0.1 plus rounding, so the computed variance is ~1e-34, not 0;
+    # smoothed by 1e-9 times it, every other value underflows alike in both classes and
+    # scikit-learn 1.5 returns rows [1, 1]. The feature says nothing: posterior = prior.
+    X, y = [[0.1], [0.1], [0.1]], [0, 1, 1]
+    nb = GaussianNB().fit(X, y)
+    proba = nb.predict_proba([[0.2], [0.1], [0.0]])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(proba, [[1 / 3, 2 / 3]] * 3)
+    assert nb.epsilon_ == 1e-9                # every variance is 0: unit scale
+    assert nb.predict([[0.2]]).tolist() == [1]
+
+
+def test_the_predict_triple_is_written_once_for_every_probabilistic_classifier():
+    from lib._classifier import ProbabilisticClassifier
+    from lib.gaussian import GaussianClassifier
+    from lib.text import NaiveBayesText
+    for cls in (GaussianNB, MultinomialNB, BernoulliNB, CategoricalNB, GaussianClassifier,
+                NaiveBayesText):
+        for name in ("predict", "predict_proba", "predict_log_proba"):
+            assert getattr(cls, name) is getattr(ProbabilisticClassifier, name), (cls, name)
+
+    class Huge(ProbabilisticClassifier):      # scores whose differences are below rounding
+        classes_ = np.array(["a", "b"])
+
+        def _joint_log_likelihood(self, X):
+            return np.array([[-1e40 + np.log(0.25), -1e40 + np.log(0.75)]])
+
+    np.testing.assert_allclose(Huge().predict_proba(None).sum(), 1.0)

@@ -459,3 +459,8 @@ def test_unsorted_integer_counts_with_repeated_entries_equal_their_canonical_for
                                rtol=1e-12)
     assert not X.has_sorted_indices                # the caller's matrix is left as it was
     assert ours.feature_log_prob_.T.flags.c_contiguous
+
+
+def test_fit_on_documents_without_a_single_token_says_so():
+    with pytest.raises(ValueError, match="no token"):
+        NaiveBayesText().fit(["a b", "c d"], ["x", "y"])

@@ -1,4 +1,4 @@
-"""Tests of lib/_validation.py: each check accepts good input unchanged and refuses bad
+"""Tests of lib/_validation: each check accepts good input unchanged and refuses bad
 input with an error naming the argument, the expectation and the value given."""
 import numpy as np
 import pytest
@@ -287,3 +287,16 @@ def test_algorithm_modules_do_not_import_matplotlib(module):
 
     code = f"import sys, {module}; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_is_missing_knows_none_nan_pandas_na_and_markers():
+    import decimal
+
+    import pandas as pd
+
+    from lib._validation import is_missing
+    for value in (None, float("nan"), np.float32("nan"), decimal.Decimal("nan"), pd.NA):
+        assert is_missing(value), value
+    for value in ("?", "", 0, "a", np.array([1, 2])):
+        assert not is_missing(value), value
+    assert is_missing("?", markers=("?",)) and not is_missing("x", markers=("?",))

@@ -19,24 +19,46 @@ representation from the algorithms, one module per part of Chapter 6:
   ``from lib.bn.plots import plot_network``).
 
 The algorithms are functions taking the network first (``query(net, "B", ev)``);
-:class:`BayesNet` has a short method for each (``net.query("B", ev)``).
+:class:`BayesNet` gets a method for each (``net.query("B", ev)``), generated below from
+the function (its signature and docstring), so the two cannot drift apart.
 """
+import functools
+
 from .bif import read_bif
 from .constraint import ci_test, pc
 from .independence import (active_trails, cpdag, d_separated, dsep_check, markov_blanket,
                            markov_equivalent, reachable, v_structures)
 from .inference import elimination_plan, log_evidence, query
-from .learning import expected_counts, fit_em, fit_gradient_ascent
-from .network import BayesNet, ImpossibleEvidenceError, cpt_markdown
+from .learning import (expected_counts, fit, fit_em, fit_gradient_ascent, log_likelihood,
+                       node_log_likelihood)
+from .network import BayesNet, ImpossibleEvidenceError, NetworkArrays, cpt_markdown
 from .sampling import (SamplingResult, gibbs_sampling, likelihood_weighting, rejection_sampling,
                        sample)
 from .structure import family_score, hill_climb, score
 
 __all__ = [
-    "BayesNet", "ImpossibleEvidenceError", "SamplingResult", "cpt_markdown", "read_bif",
+    "BayesNet", "NetworkArrays", "ImpossibleEvidenceError", "SamplingResult", "cpt_markdown", "read_bif",
     "query", "log_evidence", "elimination_plan", "sample", "rejection_sampling",
     "likelihood_weighting", "gibbs_sampling", "expected_counts", "fit_em",
     "fit_gradient_ascent", "score", "family_score", "hill_climb", "d_separated", "reachable",
     "active_trails", "dsep_check", "markov_blanket", "v_structures", "cpdag", "markov_equivalent",
     "ci_test", "pc",
 ]
+
+#: The functions that are also methods of :class:`BayesNet` (``net.f(...)`` is ``f(net, ...)``).
+METHODS = (query, log_evidence, elimination_plan, sample, rejection_sampling,
+           likelihood_weighting, gibbs_sampling, fit, log_likelihood, node_log_likelihood,
+           expected_counts, fit_em, fit_gradient_ascent, score)
+
+
+def _as_method(func):
+    @functools.wraps(func)
+    def method(self, *args, **kwargs):
+        return func(self, *args, **kwargs)
+    return method
+
+
+for _func in METHODS:
+    setattr(BayesNet, _func.__name__, _as_method(_func))
+BayesNet.hill_climb = staticmethod(hill_climb)     # ``BayesNet.hill_climb(data, ...)``
+del _func

@@ -1,24 +1,12 @@
 """Small pieces shared by the modules of :mod:`lib.bn`: the missing-value code, the
-refusal of impossible evidence, C-order strides."""
+refusal of impossible evidence, C-order strides. A missing value in data is what
+``lib._validation.is_missing(value, MARKERS)`` says: None, NaN or the source's "?"."""
 import numpy as np
 
+from lib.errors import ImpossibleEvidenceError  # noqa: F401  (raised by every inference method)
+
 MISSING = -1
-
-
-class ImpossibleEvidenceError(ValueError):
-    """Evidence of probability zero under the network: raised alike by every exact
-    inference and sampling method (a ``ValueError``)."""
-
-    def __init__(self, evidence):
-        super().__init__(f"the evidence {evidence} has probability zero under the network; "
-                         "no posterior exists")
-        self.evidence = evidence
-
-
-def is_missing(value):
-    """None, NaN and the question mark of the source's tables mark a missing value."""
-    return value is None or (isinstance(value, float) and value != value) or \
-        (isinstance(value, str) and value == "?")
+MARKERS = ("?",)   # besides None and NaN, the source's tables write "?" for a missing value
 
 
 def strides(cards):

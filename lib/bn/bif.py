@@ -8,6 +8,7 @@ the block, never read as some other network.
 """
 import gzip
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -89,8 +90,12 @@ def read_bif(path):
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as f:
-        text = f.read()
+    try:
+        with opener(path, "rt") as f:
+            text = f.read()
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: cannot read it as {'gzip-compressed ' if opener is gzip.open else ''}"
+                         f"BIF text (truncated or corrupt file?): {e}") from None
     text = re.sub(r"//[^\n]*", "", text)
     variables = {}
     for m in _VARIABLE.finditer(text):

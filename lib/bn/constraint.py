@@ -78,12 +78,12 @@ def ci_test(data, x, y, given=(), states=None, method="g2"):
     net, X = _encode(data, states)
     given = [given] if isinstance(given, str) else list(given)
     for v, what in [(x, "x"), (y, "y")] + [(g, "given") for g in given]:
-        if v not in net._idx:
+        if v not in net.index:
             raise ValueError(f"{what} {v!r} is not a column of the data {net.names}")
     if x == y or x in given or y in given:
         raise ValueError(f"x, y and given must be distinct, got x={x!r}, y={y!r}, given={given}")
-    card = net._arrays()["card"]
-    return _test_codes(X, card, net._idx[x], net._idx[y], [net._idx[g] for g in given], method)
+    card = net.arrays.card
+    return _test_codes(X, card, net.index[x], net.index[y], [net.index[g] for g in given], method)
 
 
 def pc(data, states=None, alpha=0.01, max_cond=3, method="g2"):
@@ -101,7 +101,7 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2"):
     alpha = check_scalar(alpha, "alpha", low=0, high=1, closed="neither")
     max_cond = check_scalar(max_cond, "max_cond", kind="integer", low=0)
     net, X = _encode(data, states)
-    card = net._arrays()["card"]
+    card = net.arrays.card
     names = net.names
     adj = {i: set(range(len(names))) - {i} for i in range(len(names))}
     sepsets, tests = {}, []

@@ -26,12 +26,12 @@ def _check_query(net, variables, evidence):
     if isinstance(variables, str) or not isinstance(variables, (list, tuple)):
         variables = [variables]
     for v in variables:
-        if v not in net._idx:
+        if v not in net.index:
             raise ValueError(f"unknown query variable {v!r}")
     if len(set(variables)) != len(variables):
         raise ValueError("query variables must be distinct")
-    ev = net._evidence(evidence)
-    q = [net._idx[v] for v in variables]
+    ev = net.evidence_codes(evidence)
+    q = [net.index[v] for v in variables]
     both = [net.names[i] for i in q if i in ev]
     if both:
         raise ValueError(f"query variable(s) {both} also appear in the evidence")
@@ -90,7 +90,7 @@ def query(net, variables, evidence=None, method="elimination"):
 
 def log_evidence(net, evidence):
     """Natural log of P(evidence), by variable elimination (``-inf`` if zero)."""
-    ev = net._evidence(evidence)
+    ev = net.evidence_codes(evidence)
     table, log_scale, _ = _eliminate(net, [], ev)
     s = float(table.sum())
     return math.log(s) + log_scale if s > 0 else -math.inf
@@ -98,7 +98,7 @@ def log_evidence(net, evidence):
 
 def _relevant(net, keep):
     """Ancestors of ``keep`` (inclusive): the other variables are barren."""
-    par = net._arrays()["par"]
+    par = net.arrays.parents
     seen, stack = set(keep), list(keep)
     while stack:
         for p in par[stack.pop()]:
@@ -109,11 +109,11 @@ def _relevant(net, keep):
 
 
 def _factors(net, relevant, ev):
-    a = net._arrays()
+    a = net.arrays
     factors = []
     for i in sorted(relevant):
-        scope = a["par"][i] + (i,)
-        table = a["cpt"][i]
+        scope = a.parents[i] + (i,)
+        table = a.cpt[i]
         if not ev.keys().isdisjoint(scope):
             table = table[tuple([ev.get(u, slice(None)) for u in scope])]
             scope = tuple([u for u in scope if u not in ev])
@@ -127,7 +127,7 @@ def _order(net, factors, hidden, heuristic="min_fill"):
     cached and only recomputed around the variable just eliminated."""
     if heuristic not in ("min_fill", "min_weight", "min_neighbors"):
         raise ValueError(f"unknown heuristic {heuristic!r}")
-    card = net._arrays()["card"].tolist()
+    card = net.arrays.card.tolist()
     nb = {}
     for scope, _ in factors:
         for u in scope:
@@ -230,7 +230,7 @@ def _eliminate(net, q, ev, heuristic="min_fill"):
     q = list(q)
     relevant, factors = _prepare(net, q, ev)
     # the plan depends only on which variables are queried / observed
-    plans = net.__dict__.setdefault("_plans", {})
+    plans = net.arrays.plans
     key = (tuple(q), frozenset(ev), heuristic)
     if key not in plans:
         if len(plans) > 10_000:
@@ -283,7 +283,7 @@ def _eliminate(net, q, ev, heuristic="min_fill"):
             add(new)
     factors = list(live.values())
     # every factor left is over query variables: multiply in log space, rescale once
-    card = net._arrays()["card"]
+    card = net.arrays.card
     with np.errstate(divide="ignore"):
         log_table = np.zeros([card[i] for i in q])
         for scope, t in factors:
@@ -314,17 +314,17 @@ def elimination_plan(net, variables, evidence=None, heuristic="min_fill"):
     order, widest, biggest = _order(net, factors, relevant - set(q) - set(ev), heuristic)
     return {"order": [net.names[h] for h in order], "largest_factor_vars": widest,
             "largest_factor_size": biggest,
-            "pruned": [n for n in net.names if net._idx[n] not in relevant]}
+            "pruned": [n for n in net.names if net.index[n] not in relevant]}
 
 
 def enumerate_query(net, q, ev):
     """Textbook enumeration: for every value of the query variables, sum the
     product of CPT entries over all assignments of the hidden variables (barren
     variables are dropped first)."""
-    a = net._arrays()
+    a = net.arrays
     relevant = _relevant(net, list(q) + list(ev))
-    topo = [i for i in a["topo"] if i in relevant]
-    cpt, par, card = a["cpt"], a["par"], a["card"]
+    topo = [i for i in a.topo if i in relevant]
+    cpt, par, card = a.cpt, a.parents, a.card
     x = [None] * len(net.names)
 
     def enum_all(k):

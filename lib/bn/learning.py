@@ -13,7 +13,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import check_scalar
+from lib._validation import check_sample_weight, check_scalar
 
 from ._common import MISSING, strides
 from .inference import _eliminate, log_evidence
@@ -23,20 +23,8 @@ __all__ = ["fit", "log_likelihood", "node_log_likelihood", "expected_counts", "f
            "fit_gradient_ascent"]
 
 
-def _check_weights(sample_weight, n):
-    try:
-        w = np.asarray(sample_weight, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"sample_weight must be {n} numbers, got {sample_weight!r}") from None
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have one entry per row: shape ({n},), got {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    return w
-
-
 def _family_counts(net, X, i, parents, weights=None):
-    card = net._arrays()["card"]
+    card = net.arrays.card
     fam = list(parents) + [i]
     cards = card[fam]
     idx = X[:, fam] @ strides(cards)
@@ -66,12 +54,10 @@ def fit(net, data, pseudo_count=0.0, sample_weight=None):
     check_net(net)
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     X = net.encode(data)
-    w = None if sample_weight is None else _check_weights(sample_weight, len(X))
-    a = net._arrays()
-    counts = {n: _family_counts(net, X, i, a["par"][i], w) for i, n in enumerate(net.names)}
-    for n in net.names:
-        net.cpts[n] = _normalise(counts[n].astype(float), pseudo_count)
-    net._cache = None
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(X))
+    a = net.arrays
+    counts = {n: _family_counts(net, X, i, a.parents[i], w) for i, n in enumerate(net.names)}
+    net.set_cpts({n: _normalise(counts[n].astype(float), pseudo_count) for n in net.names})
     net.counts_ = counts
     net.n_samples_ = X.shape[0] if w is None else float(w.sum())
     return net
@@ -98,10 +84,10 @@ def log_likelihood(net, data, per_row=False):
 
 
 def _node_ll_rows(net, X, i):
-    a = net._arrays()
-    par = a["par"][i]
-    rows = X[:, list(par)] @ a["stride"][i] if par else np.zeros(len(X), dtype=np.int64)
-    return a["log2d"][i][rows, X[:, i]]
+    a = net.arrays
+    par = a.parents[i]
+    rows = X[:, list(par)] @ a.strides[i] if par else np.zeros(len(X), dtype=np.int64)
+    return a.log_rows[i][rows, X[:, i]]
 
 
 def node_log_likelihood(net, data):
@@ -127,11 +113,11 @@ def expected_counts(net, data, sample_weight=None):
     """
     check_net(net)
     X = net.encode(data, allow_missing=True)
-    w = np.ones(len(X)) if sample_weight is None else _check_weights(sample_weight, len(X))
-    a = net._arrays()
-    card = a["card"]
+    w = check_sample_weight(sample_weight, len(X))
+    a = net.arrays
+    card = a.card
     if not np.any(X == MISSING):  # complete data: plain (weighted) counts
-        counts = {n: _family_counts(net, X, i, a["par"][i], w).astype(float)
+        counts = {n: _family_counts(net, X, i, a.parents[i], w).astype(float)
                   for i, n in enumerate(net.names)}
         ll = sum(_node_ll_rows(net, X, i) for i in range(len(net.names)))
         if np.any(np.isneginf(ll) & (w > 0)):
@@ -157,20 +143,20 @@ def expected_counts(net, data, sample_weight=None):
 def _estep_tables(net, pats, obs, miss):
     """Log joint of every distinct observed pattern with every configuration of
     the missing variables: array ``(n_patterns, *cards of missing)``."""
-    a = net._arrays()
-    card = a["card"]
+    a = net.arrays
+    card = a.card
     pos = {int(u): k for k, u in enumerate(obs)}
     mset = {int(u): k for k, u in enumerate(miss)}
     P = len(pats)
     logj = np.zeros((P,) + tuple(card[miss]))
     layout = []
     for i in range(len(net.names)):
-        fam = list(a["par"][i]) + [i]
+        fam = list(a.parents[i]) + [i]
         f_obs = [u for u in fam if u in pos]
         f_miss = sorted((u for u in fam if u in mset), key=lambda u: mset[u])
         perm = [fam.index(u) for u in f_obs + f_miss]
         with np.errstate(divide="ignore"):
-            t = np.log(a["cpt"][i]).transpose(perm)
+            t = np.log(a.cpt[i]).transpose(perm)
         t = t.reshape((int(np.prod(card[f_obs])),) + tuple(card[f_miss]))
         oi = pats[:, [pos[u] for u in f_obs]] @ strides(card[f_obs]) if f_obs \
             else np.zeros(P, dtype=np.int64)
@@ -181,8 +167,8 @@ def _estep_tables(net, pats, obs, miss):
 
 
 def _estep_joint(net, pats, obs, miss, pw, counts):
-    a = net._arrays()
-    card = a["card"]
+    a = net.arrays
+    card = a.card
     logj, layout = _estep_tables(net, pats, obs, miss)
     axes = tuple(range(1, logj.ndim))
     ll_p = logsumexp(logj, axis=axes) if axes else logj
@@ -203,7 +189,7 @@ def _estep_joint(net, pats, obs, miss, pw, counts):
 
 
 def _estep_ve(net, pats, obs, miss, pw, counts):
-    a = net._arrays()
+    a = net.arrays
     mset = set(int(u) for u in miss)
     ll = 0.0
     for pat, weight in zip(pats, pw):
@@ -214,7 +200,7 @@ def _estep_ve(net, pats, obs, miss, pw, counts):
             raise ValueError("a data row has probability zero under the network")
         ll += weight * (math.log(s) + log_scale)
         for i, n in enumerate(net.names):
-            fam = list(a["par"][i]) + [i]
+            fam = list(a.parents[i]) + [i]
             f_miss = [u for u in fam if u in mset]
             idx = tuple(ev[u] if u in ev else slice(None) for u in fam)
             if f_miss:
@@ -226,7 +212,7 @@ def _estep_ve(net, pats, obs, miss, pw, counts):
 
 
 def _missing_loglik(net, X, per_row=False):
-    card = net._arrays()["card"]
+    card = net.arrays.card
     out = np.zeros(len(X))
     masks, inv = np.unique(X == MISSING, axis=0, return_inverse=True)
     inv = inv.ravel()
@@ -277,12 +263,12 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
         trace.append(ll)
         if t == n_iter or (t > 0 and abs(trace[-1] - trace[-2]) < tol * max(1.0, abs(ll))):
             break
+        new = {}
         for name in net.names:                                    # M step
             c = counts[name] + pseudo_count
             total = c.sum(axis=-1, keepdims=True)
-            net.cpts[name] = np.where(total > 0, c / np.where(total > 0, total, 1.0),
-                                      net.cpts[name])
-        net._cache = None
+            new[name] = np.where(total > 0, c / np.where(total > 0, total, 1.0), net.cpts[name])
+        net.set_cpts(new)
     net.log_likelihood_trace_ = np.array(trace)
     net.expected_counts_ = counts
     net.n_iter_ = len(trace) - 1
@@ -319,6 +305,7 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
     for _ in range(n_iter):
         counts, ll = expected_counts(net, X)
         trace.append(ll)
+        new = {}
         for n in net.names:
             w = net.cpts[n]
             g = counts[n] / np.maximum(w, 1e-300) / N
@@ -327,8 +314,8 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
                 w = np.maximum(w + eta * g, floor)
             else:
                 w = w + eta * g
-            net.cpts[n] = w / w.sum(axis=-1, keepdims=True)
-        net._cache = None
+            new[n] = w / w.sum(axis=-1, keepdims=True)
+        net.set_cpts(new)
     trace.append(expected_counts(net, X)[1])
     net.log_likelihood_trace_ = np.array(trace)
     return net

@@ -4,8 +4,11 @@ Chapter 6 ("Bayesian networks"), sections "Networks and factorisation" and "The
 earthquake network", is built on this module; Chapter 7 ("Bayesian networks with missing
 values") uses its data encoding. The algorithms live in the sibling modules of
 :mod:`lib.bn` (inference, sampling, learning, structure, bif, plots) and take a network
-as their first argument; :class:`BayesNet` keeps one short method per algorithm that
-calls them, so a chapter can write ``net.query(...)``.
+as their first argument; they read it through public accessors only: ``net.index``,
+``net.evidence_codes(...)``, ``net.encode(...)``, and the read-only array view
+``net.arrays`` (a :class:`NetworkArrays`), and replace CPTs with ``net.set_cpts(...)``.
+:mod:`lib.bn` gives :class:`BayesNet` one method per algorithm, generated from the
+function itself (same signature and docstring), so a chapter can write ``net.query(...)``.
 
 A network is a list of named variables, each with its states, its parents and its
 conditional probability table (CPT). The CPT of a variable with parents
@@ -40,13 +43,16 @@ Example
 array([0.6923, 0.3077])
 """
 import math
+from dataclasses import dataclass, field, replace
 from itertools import product
 
 import numpy as np
 
-from ._common import MISSING, ImpossibleEvidenceError, is_missing, strides
+from lib._validation import is_missing
 
-__all__ = ["BayesNet", "ImpossibleEvidenceError", "cpt_markdown"]
+from ._common import MARKERS, MISSING, ImpossibleEvidenceError, strides
+
+__all__ = ["BayesNet", "NetworkArrays", "ImpossibleEvidenceError", "cpt_markdown"]
 
 _ROW_ATOL = 1e-6  # rows of published networks are rounded to ~1e-7
 
@@ -55,6 +61,43 @@ def check_net(net):
     """Refuse anything but a :class:`BayesNet` as the network argument."""
     if not isinstance(net, BayesNet):
         raise TypeError(f"net must be a lib.bn.BayesNet, got {type(net).__name__}")
+
+
+def _frozen(table):
+    """A read-only view of ``table`` (the owner's array stays writeable)."""
+    view = np.asarray(table).view()
+    view.flags.writeable = False
+    return view
+
+
+@dataclass(frozen=True)
+class NetworkArrays:
+    """Integer-indexed, read-only arrays of a :class:`BayesNet` (``net.arrays``), the data
+    the algorithms of :mod:`lib.bn` work on. Variable ``i`` is ``net.names[i]``; state
+    ``k`` of it is ``net.states[name][k]``; each tuple has one entry per variable.
+
+    ``plans`` caches elimination orders (they depend on the graph only, so it survives
+    :meth:`BayesNet.set_cpts`).
+    """
+
+    card: np.ndarray                 # number of states of each variable
+    parents: tuple                   # parent indices of each variable
+    children: tuple                  # child indices of each variable
+    topo: tuple                      # variable indices in topological order
+    strides: tuple                   # parents' state codes @ strides[i] = row of CPT i
+    cpt: tuple                       # CPTs, shape (|U1|, ..., |Uk|, |X|)
+    rows: tuple                      # CPTs as (parent configurations, states)
+    log_rows: tuple                  # log of ``rows`` (-inf for a zero)
+    cumulative_rows: tuple           # ``rows`` summed along the states (for sampling)
+    plans: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def with_cpts(self, tables):
+        """The same structure with the CPTs ``tables`` (one per variable, in order)."""
+        rows = tuple(_frozen(t.reshape(-1, t.shape[-1])) for t in tables)
+        with np.errstate(divide="ignore"):
+            logs = tuple(_frozen(np.log(r)) for r in rows)
+        return replace(self, cpt=tuple(_frozen(t) for t in tables), rows=rows, log_rows=logs,
+                       cumulative_rows=tuple(_frozen(np.cumsum(r, axis=1)) for r in rows))
 
 
 class BayesNet:
@@ -89,7 +132,7 @@ class BayesNet:
         if len(set(self.names)) != len(self.names):
             dup = sorted({n for n in self.names if self.names.count(n) > 1})
             raise ValueError(f"duplicate variable names: {dup}")
-        self._idx = {n: i for i, n in enumerate(self.names)}
+        self.index = {n: i for i, n in enumerate(self.names)}
         self.states = {}
         self.parents = {}
         for name, states, parents, _ in specs:
@@ -100,7 +143,7 @@ class BayesNet:
                 raise ValueError(f"variable {name!r} has duplicate states {states}")
             self.states[name] = states
             for p in parents:
-                if p not in self._idx:
+                if p not in self.index:
                     raise ValueError(f"parent {p!r} of {name!r} is not a variable of the network")
                 if p == name:
                     raise ValueError(f"variable {name!r} cannot be its own parent (cycle)")
@@ -111,9 +154,16 @@ class BayesNet:
         self.children = {n: tuple(c for c in self.names if n in self.parents[c]) for n in self.names}
         self.order = self._topological_order()
         self._state_code = {n: {s: k for k, s in enumerate(self.states[n])} for n in self.names}
+        card = np.array([self.card[n] for n in self.names])
+        parents = tuple(tuple(self.index[p] for p in self.parents[n]) for n in self.names)
+        self._structure = NetworkArrays(
+            card=_frozen(card), parents=parents,
+            children=tuple(tuple(self.index[k] for k in self.children[n]) for n in self.names),
+            topo=tuple(self.index[n] for n in self.order),
+            strides=tuple(_frozen(strides(card[list(p)])) for p in parents),
+            cpt=(), rows=(), log_rows=(), cumulative_rows=())
         self.cpts = {}
-        for name, _, _, cpt in specs:
-            self.set_cpt(name, cpt)
+        self.set_cpts({name: cpt for name, _, _, cpt in specs})
 
     # ------------------------------------------------------------------ building
     @staticmethod
@@ -198,12 +248,32 @@ class BayesNet:
         return tuple(self.card[p] for p in self.parents[name]) + (self.card[name],)
 
     def set_cpt(self, name, cpt):
-        """Validate and store the CPT of ``name`` (``None``: uniform rows).
+        """Validate and store the CPT of ``name`` (``None``: uniform rows); see :meth:`set_cpts`."""
+        self.set_cpts({name: cpt})
+
+    def set_cpts(self, tables):
+        """Validate and store new CPTs, ``{name: table}`` (``None``: uniform rows); the
+        other CPTs are kept, and :attr:`arrays` follows. Nothing is stored if any table
+        is refused. The one way to replace CPTs (learning uses it after every step).
 
         Raises ``ValueError`` for an unknown variable, a wrong shape, negative or
         non-finite entries, or rows that do not sum to one (tolerance 1e-6).
         """
-        if name not in self._idx:
+        if not hasattr(tables, "items"):
+            raise TypeError(f"set_cpts needs a mapping {{variable: table}}, got {type(tables).__name__}")
+        checked = {name: self._checked_cpt(name, cpt) for name, cpt in tables.items()}
+        self.cpts.update(checked)
+        self._arrays = None
+
+    @property
+    def arrays(self):
+        """The read-only :class:`NetworkArrays` of the network (rebuilt after :meth:`set_cpts`)."""
+        if self._arrays is None:
+            self._arrays = self._structure.with_cpts([self.cpts[n] for n in self.names])
+        return self._arrays
+
+    def _checked_cpt(self, name, cpt):
+        if name not in self.index:
             raise ValueError(f"unknown variable {name!r}")
         shape = self.cpt_shape(name)
         if cpt is None:
@@ -233,8 +303,7 @@ class BayesNet:
                 cfg = dict(zip(self.parents[name], (self.states[p][k] for p, k in zip(self.parents[name], where))))
                 raise ValueError(f"CPT row of {name!r} for parents {cfg} sums to "
                                  f"{sums[tuple(where)]:.6g}, not 1")
-        self.cpts[name] = table
-        self._cache = None
+        return table
 
     def copy(self):
         """An independent copy (CPT arrays copied)."""
@@ -261,26 +330,10 @@ class BayesNet:
         fam = ", ".join(f"{n}|{','.join(self.parents[n])}" if self.parents[n] else n for n in self.names)
         return f"BayesNet({fam})"
 
-    # ----------------------------------------------------------- internal arrays
-    def _arrays(self):
-        """Integer-indexed views used by the fast code paths (rebuilt after set_cpt)."""
-        if self._cache is None:
-            c = {}
-            c["card"] = np.array([self.card[n] for n in self.names])
-            c["par"] = [tuple(self._idx[p] for p in self.parents[n]) for n in self.names]
-            c["cpt"] = [self.cpts[n] for n in self.names]
-            c["cpt2"] = [t.reshape(-1, t.shape[-1]) for t in c["cpt"]]
-            c["cum"] = [np.cumsum(t, axis=1) for t in c["cpt2"]]
-            with np.errstate(divide="ignore"):
-                c["log2d"] = [np.log(t) for t in c["cpt2"]]
-            c["stride"] = [strides(c["card"][list(p)]) for p in c["par"]]
-            c["topo"] = [self._idx[n] for n in self.order]
-            c["children"] = [tuple(self._idx[k] for k in self.children[n]) for n in self.names]
-            self._cache = c
-        return self._cache
-
-    def _code(self, name, state, what="evidence"):
-        if name not in self._idx:
+    # ------------------------------------------------------------- evidence
+    def state_code(self, name, state, what="evidence"):
+        """The code (index in ``net.states[name]``) of ``state``; ValueError if unknown."""
+        if name not in self.index:
             raise ValueError(f"unknown variable {name!r} in {what}")
         table = self._state_code[name]
         if state in table:
@@ -290,15 +343,16 @@ class BayesNet:
         raise ValueError(f"unknown state {state!r} of variable {name!r} in {what}; "
                          f"states are {list(self.states[name])}")
 
-    def _evidence(self, evidence):
+    def evidence_codes(self, evidence):
+        """``{variable index: state code}`` of an evidence dict ``{variable: state}``."""
         if evidence is None:
             return {}
         if not isinstance(evidence, dict):
             raise TypeError("evidence must be a dict {variable: state}")
         out = {}
         for n, s in evidence.items():
-            code = self._code(n, s)  # raises for unknown variables and states
-            out[self._idx[n]] = code
+            code = self.state_code(n, s)  # raises for unknown variables and states
+            out[self.index[n]] = code
         return out
 
     # -------------------------------------------------------------------- data
@@ -313,7 +367,7 @@ class BayesNet:
             X = data.astype(np.int64)
             if X.shape[1] != len(self.names):
                 raise ValueError(f"integer data must have {len(self.names)} columns (net.names), got {X.shape[1]}")
-            card = self._arrays()["card"]
+            card = self.arrays.card
             if np.any(X >= card) or np.any(X < MISSING):
                 j = int(np.argwhere((X >= card) | (X < MISSING))[0, 1])
                 raise ValueError(f"state code out of range for variable {self.names[j]!r}")
@@ -336,7 +390,7 @@ class BayesNet:
             if not hasattr(data, "keys"):
                 raise TypeError("data must be a mapping of columns, a list of row dicts "
                                 "or a 2-D integer array of state codes")
-            unknown = [k for k in data.keys() if k not in self._idx]
+            unknown = [k for k in data.keys() if k not in self.index]
             if unknown:
                 raise ValueError(f"data have columns that are not variables of the network: {unknown}")
             lengths = {len(data[k]) for k in data.keys()}
@@ -373,7 +427,7 @@ class BayesNet:
                 codes[hit & (codes == -2)] = k
         for t in np.flatnonzero(codes == -2):
             v = arr[t].item() if isinstance(arr[t], np.generic) else arr[t]
-            codes[t] = MISSING if is_missing(v) else self._code(name, v, "data")
+            codes[t] = MISSING if is_missing(v, MARKERS) else self.state_code(name, v, "data")
         return codes
 
     def decode(self, X):
@@ -398,21 +452,21 @@ class BayesNet:
 
         Used in: Chapter 6, section "The earthquake network".
         """
-        ev = self._evidence(assignment)
-        missing = [n for n in self.names if self._idx[n] not in ev]
+        ev = self.evidence_codes(assignment)
+        missing = [n for n in self.names if self.index[n] not in ev]
         if missing:
             raise ValueError(f"joint() needs a state for every variable; missing {missing}")
         p = 1.0
         for n in self.names:
-            idx = tuple(ev[self._idx[u]] for u in self.parents[n] + (n,))
+            idx = tuple(ev[self.index[u]] for u in self.parents[n] + (n,))
             p *= float(self.cpts[n][idx])
         return p
 
     def joint_table(self, max_size=2 ** 22):
         """The full joint distribution as an array with one axis per variable (in
         ``net.names`` order): brute force, for small networks only."""
-        a = self._arrays()
-        size = math.prod(int(c) for c in a["card"])  # Python ints: no overflow
+        a = self.arrays
+        size = math.prod(int(c) for c in a.card)  # Python ints: no overflow
         if size > max_size:
             shown = size if size < 10 ** 12 else f"about 1e{len(str(size)) - 1}"
             raise ValueError(f"the joint table would have {shown} entries (> {max_size}); "
@@ -420,86 +474,8 @@ class BayesNet:
         n = len(self.names)
         ops = []
         for i in range(n):
-            ops += [a["cpt"][i], list(a["par"][i]) + [i]]
+            ops += [a.cpt[i], list(a.parents[i]) + [i]]
         return np.einsum(*ops, list(range(n)))
-
-    # ------------------------------------------- algorithms (see the sibling modules)
-    def query(self, variables, evidence=None, method="elimination"):
-        """``P(variables | evidence)``: :func:`lib.bn.inference.query`."""
-        from .inference import query
-        return query(self, variables, evidence, method)
-
-    def log_evidence(self, evidence):
-        """``ln P(evidence)``: :func:`lib.bn.inference.log_evidence`."""
-        from .inference import log_evidence
-        return log_evidence(self, evidence)
-
-    def elimination_plan(self, variables, evidence=None, heuristic="min_fill"):
-        """Elimination order of a query: :func:`lib.bn.inference.elimination_plan`."""
-        from .inference import elimination_plan
-        return elimination_plan(self, variables, evidence, heuristic)
-
-    def sample(self, n, rng=None, codes=False):
-        """Prior samples: :func:`lib.bn.sampling.sample`."""
-        from .sampling import sample
-        return sample(self, n, rng, codes)
-
-    def rejection_sampling(self, variable, evidence, n, rng=None):
-        """:func:`lib.bn.sampling.rejection_sampling`."""
-        from .sampling import rejection_sampling
-        return rejection_sampling(self, variable, evidence, n, rng)
-
-    def likelihood_weighting(self, variable, evidence, n, rng=None):
-        """:func:`lib.bn.sampling.likelihood_weighting`."""
-        from .sampling import likelihood_weighting
-        return likelihood_weighting(self, variable, evidence, n, rng)
-
-    def gibbs_sampling(self, variable, evidence, n, rng=None, burn_in=100):
-        """:func:`lib.bn.sampling.gibbs_sampling`."""
-        from .sampling import gibbs_sampling
-        return gibbs_sampling(self, variable, evidence, n, rng, burn_in)
-
-    def fit(self, data, pseudo_count=0.0, sample_weight=None):
-        """ML / MAP CPTs from complete data, in place: :func:`lib.bn.learning.fit`."""
-        from .learning import fit
-        return fit(self, data, pseudo_count, sample_weight)
-
-    def log_likelihood(self, data, per_row=False):
-        """:func:`lib.bn.learning.log_likelihood`."""
-        from .learning import log_likelihood
-        return log_likelihood(self, data, per_row)
-
-    def node_log_likelihood(self, data):
-        """:func:`lib.bn.learning.node_log_likelihood`."""
-        from .learning import node_log_likelihood
-        return node_log_likelihood(self, data)
-
-    def expected_counts(self, data, sample_weight=None):
-        """The E step: :func:`lib.bn.learning.expected_counts`."""
-        from .learning import expected_counts
-        return expected_counts(self, data, sample_weight)
-
-    def fit_em(self, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
-        """EM for the CPTs from data with missing values, in place:
-        :func:`lib.bn.learning.fit_em`."""
-        from .learning import fit_em
-        return fit_em(self, data, n_iter, pseudo_count, tol)
-
-    def fit_gradient_ascent(self, data, eta=0.05, n_iter=100, rule="projected", floor=1e-6):
-        """:func:`lib.bn.learning.fit_gradient_ascent`."""
-        from .learning import fit_gradient_ascent
-        return fit_gradient_ascent(self, data, eta, n_iter, rule, floor)
-
-    def score(self, data, score="bic", equivalent_sample_size=10.0):
-        """Structure score of the graph: :func:`lib.bn.structure.score`."""
-        from .structure import score as structure_score
-        return structure_score(self, data, score, equivalent_sample_size)
-
-    @classmethod
-    def hill_climb(cls, data, *args, **options):
-        """Structure search: :func:`lib.bn.structure.hill_climb`."""
-        from .structure import hill_climb
-        return hill_climb(data, *args, **options)
 
 
 def cpt_markdown(net, name, digits=6):

@@ -131,7 +131,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
     state = getattr(fig, "_lib_evidence", None)
     if state is not None and state["net"] is net and state["same"] == same:
         X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1),
-                           np.random.default_rng(seed), fixed=net._evidence(ev))
+                           np.random.default_rng(seed), fixed=net.evidence_codes(ev))
         est, ess = _weighted_estimates(net, X, logw, free, first)
         state["marks"].set_xdata([max(est[n], 1e-5) for n in free])
         state["label"].set_text(f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
@@ -139,8 +139,8 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.84, wspace=0.3)
     try:
-        exact = {n: float(net.query(n, ev)[net._state_code[n][first[n]]]) for n in free}
-        codes = net._evidence(ev)
+        exact = {n: float(net.query(n, ev)[net.state_code(n, first[n])]) for n in free}
+        codes = net.evidence_codes(ev)
         if log_evidence(net, ev) == -math.inf:
             raise ImpossibleEvidenceError(ev)
         X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1), np.random.default_rng(seed),
@@ -187,7 +187,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
 def _weighted_estimates(net, X, logw, free, first):
     """Likelihood-weighting estimates of ``P(first state)`` per free node, and the ESS."""
     w = np.exp(logw - logw.max())
-    est = {n: float(w @ (X[:, net._idx[n]] == net._state_code[n][first[n]]) / w.sum()) for n in free}
+    est = {n: float(w @ (X[:, net.index[n]] == net.state_code(n, first[n])) / w.sum()) for n in free}
     return est, w.sum() ** 2 / np.sum(w ** 2)
 
 

@@ -32,20 +32,20 @@ SamplingResult = namedtuple("SamplingResult", "p n_effective running")
 def _forward(net, n, rng, fixed=None):
     """Forward (prior) sampling in topological order; variables in ``fixed`` are
     clamped and their log likelihoods summed into the returned log weights."""
-    a = net._arrays()
+    a = net.arrays
     fixed = fixed or {}
     X = np.empty((n, len(net.names)), dtype=np.int64)
     logw = np.zeros(n)
-    for i in a["topo"]:
-        par = a["par"][i]
-        rows = X[:, list(par)] @ a["stride"][i] if par else np.zeros(n, dtype=np.int64)
+    for i in a.topo:
+        par = a.parents[i]
+        rows = X[:, list(par)] @ a.strides[i] if par else np.zeros(n, dtype=np.int64)
         if i in fixed:
             X[:, i] = fixed[i]
-            logw += a["log2d"][i][rows, fixed[i]]
+            logw += a.log_rows[i][rows, fixed[i]]
         else:
-            cum = a["cum"][i][rows]
+            cum = a.cumulative_rows[i][rows]
             u = rng.random(n)[:, None]
-            X[:, i] = np.minimum((u >= cum).sum(axis=1), a["card"][i] - 1)
+            X[:, i] = np.minimum((u >= cum).sum(axis=1), a.card[i] - 1)
     return X, logw
 
 
@@ -127,24 +127,24 @@ def gibbs_sampling(net, variable, evidence, n, rng=None, burn_in=100):
     q, ev, n = _sampling_args(net, variable, evidence, n)
     burn_in = check_scalar(burn_in, "burn_in", kind="integer", low=0)
     rng = check_rng(rng)
-    a = net._arrays()
+    a = net.arrays
     # a start state of positive probability: the best of 64 weighted samples or, for
     # rare evidence, one draw from the exact posterior (one variable at a time)
     X, logw = _forward(net, 64, rng, fixed=ev)
     if np.all(np.isneginf(logw)):
         state = dict(ev)
-        for i in a["topo"]:
+        for i in a.topo:
             if i not in state:
                 table = _eliminate(net, [i], state)[0]
                 state[i] = int(rng.choice(len(table), p=table / table.sum()))
         x = [state[i] for i in range(len(net.names))]
     else:
         x = [int(v) for v in X[int(np.argmax(logw))]]
-    free = [i for i in a["topo"] if i not in ev]
+    free = [i for i in a.topo if i not in ev]
     plan = []
     for i in free:
         table, blanket = _blanket_table(net, i)
-        steps = [int(v) for v in strides(a["card"][blanket])]
+        steps = [int(v) for v in strides(a.card[blanket])]
         plan.append((i, list(zip(blanket, steps)), table))
     total = n + burn_in
     u = rng.random((total, len(free))).tolist()
@@ -159,7 +159,7 @@ def gibbs_sampling(net, variable, evidence, n, rng=None, burn_in=100):
             x[i] = s
         trace[t] = x[q]
     trace = trace[burn_in:]
-    onehot = trace[:, None] == np.arange(a["card"][q])
+    onehot = trace[:, None] == np.arange(a.card[q])
     running = np.cumsum(onehot, axis=0) / np.arange(1, n + 1)[:, None]
     return SamplingResult(running[-1], n, running)
 
@@ -168,14 +168,14 @@ def _blanket_table(net, i, max_size=1_000_000):
     """Cumulative ``P(x_i | Markov blanket)`` for every blanket configuration:
     the product of the CPT of ``i`` and of its children's CPTs, normalised over
     ``x_i``. Returns (list of cumulative rows, blanket variable indices)."""
-    a = net._arrays()
-    fams = [i] + list(a["children"][i])
-    blanket = sorted({u for c in fams for u in a["par"][c] + (c,)} - {i})
-    size = math.prod(int(c) for c in a["card"][blanket + [i]])  # no overflow
+    a = net.arrays
+    fams = [i] + list(a.children[i])
+    blanket = sorted({u for c in fams for u in a.parents[c] + (c,)} - {i})
+    size = math.prod(int(c) for c in a.card[blanket + [i]])  # no overflow
     if size > max_size:
         raise ValueError(f"the Markov blanket of {net.names[i]!r} is too large for Gibbs sampling")
-    table = multiply([(a["par"][c] + (c,), a["cpt"][c]) for c in fams], blanket + [i])
-    table = table.reshape(-1, a["card"][i])
+    table = multiply([(a.parents[c] + (c,), a.cpt[c]) for c in fams], blanket + [i])
+    table = table.reshape(-1, a.card[i])
     tot = table.sum(axis=1, keepdims=True)
-    table = np.where(tot > 0, table / np.where(tot > 0, tot, 1), 1.0 / a["card"][i])
+    table = np.where(tot > 0, table / np.where(tot > 0, tot, 1), 1.0 / a.card[i])
     return np.cumsum(table, axis=1).tolist(), blanket

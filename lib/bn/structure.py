@@ -10,9 +10,9 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from lib._validation import check_rng, check_scalar
+from lib._validation import check_rng, check_sample_weight, check_scalar, is_missing
 
-from ._common import is_missing, strides
+from ._common import MARKERS, strides
 from .network import BayesNet, check_net
 
 __all__ = ["score", "family_score", "hill_climb"]
@@ -44,8 +44,8 @@ def score(net, data, score="bic", equivalent_sample_size=10.0):
     check_net(net)
     _check_score(score)
     X = net.encode(data)
-    a = net._arrays()
-    total = sum(family_score(X, i, a["par"][i], a["card"], score if score != "mdl" else "bic",
+    a = net.arrays
+    total = sum(family_score(X, i, a.parents[i], a.card, score if score != "mdl" else "bic",
                              equivalent_sample_size)
                 for i in range(len(net.names)))
     if score == "mdl":
@@ -66,7 +66,7 @@ def infer_states(data, caller="infer_states"):
         col = np.asarray(data[k])
         if col.size == 0:
             raise ValueError("data are empty")
-        if any(is_missing(v) for v in col.tolist()):
+        if any(is_missing(v, MARKERS) for v in col.tolist()):
             raise ValueError(f"column {k!r} has missing values; complete data are needed")
         try:
             states[k] = [v.item() if hasattr(v, "item") else v for v in np.unique(col)]
@@ -123,14 +123,10 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     net = start.copy() if start is not None else BayesNet([(n, s) for n, s in states.items()])
     X = net.encode(data)
     if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=float)
-        if sample_weight.shape != (len(X),) or not np.all(np.isfinite(sample_weight)) \
-                or np.any(sample_weight < 0) or not sample_weight.sum() > 0:
-            raise ValueError(f"sample_weight must hold {len(X)} finite non-negative weights "
-                             "with a positive sum")
-    card = net._arrays()["card"]
+        sample_weight = check_sample_weight(sample_weight, len(X), positive_sum=True)
+    card = net.arrays.card
     n_vars = len(net.names)
-    parents = [set(net._idx[p] for p in net.parents[n]) for n in net.names]
+    parents = [set(net.index[p] for p in net.parents[n]) for n in net.names]
     internal = "bic" if score == "mdl" else score
     cache = {}
 

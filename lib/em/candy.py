@@ -8,8 +8,8 @@ Chapter 7, section "A mixture of candy bags" (:class:`MixtureOfNaiveBayes`,
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_is_fitted, check_probability_vector, check_rng,
-                             check_scalar, check_stochastic_matrix)
+from lib._validation import (check_is_fitted, check_probability_vector, check_rng,
+                             check_sample_weight, check_scalar, check_stochastic_matrix)
 
 __all__ = ["MixtureOfNaiveBayes", "candy_counts", "candy_parameters", "candy_theta"]
 
@@ -76,16 +76,7 @@ class MixtureOfNaiveBayes:
         X = X.astype(int)
         if n_categories is not None and np.any(X.max(0) >= n_categories):
             raise ValueError("X has a category code the model has not seen")
-        if sample_weight is None:
-            sw = np.ones(X.shape[0])
-        else:
-            sw = check_array(sample_weight, "sample_weight", ndim=1)
-            if sw.shape != (X.shape[0],):
-                raise ValueError(f"sample_weight has shape {sw.shape}, expected "
-                                 f"({X.shape[0]},)")
-            if np.any(sw < 0) or sw.sum() <= 0:
-                raise ValueError("sample_weight must be finite, non-negative, not all 0")
-        return X, sw
+        return X, check_sample_weight(sample_weight, X.shape[0], positive_sum=True)
 
     def _initial(self, n_categories, rng):
         k = self.n_components

@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import check_array, check_scalar
+from lib._validation import check_array, check_scalar, check_scale
 
 from ._common import check_data
 
@@ -59,13 +59,17 @@ def em_known_variance(x, means_init, sigma=1.0, n_iter=10):
     if mu.ndim != 2 or mu.shape[1] != X.shape[1] or mu.shape[0] == 0:
         raise ValueError(f"means_init has shape {np.shape(means_init)}, expected (k,) "
                          f"or (k, {X.shape[1]})")
-    sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
+    sigma = check_scale(sigma, "sigma")
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
     n, d = X.shape
     k = mu.shape[0]
     means, resps, lls = [mu], [], []
     for t in range(n_iter + 1):
-        sq = ((X[:, None, :] - mu[None]) ** 2).sum(-1)            # (n, k)
+        with np.errstate(over="ignore"):
+            sq = ((X[:, None, :] - mu[None]) ** 2).sum(-1)        # (n, k)
+        if not np.isfinite(sq).all():
+            raise ValueError("x has values so large that their squared distances to the means "
+                             f"overflow (largest |x| {np.abs(X).max():g}): rescale the data")
         log_p = -sq / (2 * sigma**2) - 0.5 * d * np.log(2 * np.pi * sigma**2) - np.log(k)
         log_norm = logsumexp(log_p, axis=1)
         resp = np.exp(log_p - log_norm[:, None])
@@ -97,7 +101,7 @@ def lower_bound_curves(x, means_old, sigma, grid, which=0):
     mu_old = check_array(means_old, "means_old", ndim=1)
     k = len(mu_old)
     grid = check_array(grid, "grid", ndim=1)
-    sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
+    sigma = check_scale(sigma, "sigma")
     which = check_scalar(which, "which", kind="integer", low=0, high=k - 1)
 
     def log_pj(mu):  # (n, k) log(1/k N(x_i | mu_j, sigma^2))

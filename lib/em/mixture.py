@@ -14,7 +14,7 @@ point). Without a prior or a variance floor this sequence never decreases.
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_is_fitted, check_option,
+from lib._validation import (check_array, check_is_fitted, check_mixture, check_option,
                              check_probability_vector, check_rng, check_scalar)
 
 from ._common import check_data
@@ -253,7 +253,8 @@ class GaussianMixture:
         return self
 
     # -- using the fitted model
-    def _check_fitted(self, X):
+    def _fitted_input(self, X):
+        """``X`` checked against the fitted model (which must exist)."""
         check_is_fitted(self, "means_")
         X = check_data(X)
         if X.shape[1] != self.means_.shape[1]:
@@ -262,7 +263,7 @@ class GaussianMixture:
 
     def score_samples(self, X):
         """Log density ``log p(x_i)`` of each row of ``X`` under the fitted mixture."""
-        X = self._check_fitted(X)
+        X = self._fitted_input(X)
         return self._e_step(X, self.weights_, self.means_, self.precisions_cholesky_)[0]
 
     def score(self, X):
@@ -271,7 +272,7 @@ class GaussianMixture:
 
     def predict_proba(self, X):
         """Responsibilities ``P(C = j | x_i)``, an (n, k) array whose rows sum to 1."""
-        X = self._check_fitted(X)
+        X = self._fitted_input(X)
         return np.exp(self._e_step(X, self.weights_, self.means_,
                                    self.precisions_cholesky_)[1])
 
@@ -280,49 +281,31 @@ class GaussianMixture:
         return self.predict_proba(X).argmax(1)
 
 
-def _check_mixture(weights, means, covariances, d=None):
-    """Weights (a distribution over k components), means (k, d) and full covariances
-    (k, d, d) that agree with each other (and with d features, if given)."""
-    means = check_array(means, "means", ndim=2)
-    k, d = means.shape[0], d or means.shape[1]
-    if means.shape[1] != d:
-        raise ValueError(f"means must have shape (k, {d}) to match X, got {means.shape}")
-    weights = check_probability_vector(weights, "weights", size=k)
-    covariances = check_array(covariances, "covariances", ndim=3)
-    if covariances.shape != (k, d, d):
-        raise ValueError(f"covariances must have shape ({k}, {d}, {d}), got {covariances.shape}")
-    return weights, means, covariances
-
-
 def mixture_log_likelihood(X, weights, means, covariances):
     """Total log likelihood of ``X`` under a full-covariance Gaussian mixture.
 
     Used in: Chapter 7, section "Mixtures of Gaussians" (the true model's line).
     """
     X = check_data(X)
-    weights, means, covariances = _check_mixture(weights, means, covariances, X.shape[1])
+    weights, means, covariances = check_mixture(weights, means, covariances, X.shape[1])
     prec = _cholesky_precisions(covariances, "full")
     log_p = gaussian_log_densities(X, means, prec) + np.log(weights)
     return float(logsumexp(log_p, axis=1).sum())
 
 
-def sample_mixture(n, weights, means, covariances, rng):
+def sample_mixture(n, weights, means, covariances, rng=None):
     """Draw ``n`` points from a full-covariance Gaussian mixture.
 
     Returns ``(X, z)``: the points and the index of the component that drew each.
-    Used in: Chapter 7, section "Mixtures of Gaussians".
+    Used in: Chapter 7, section "Mixtures of Gaussians"; Chapter 9, section "A sample
+    from a mixture" (``sample_mixture(128, *MIXTURE, rng=1)``, :mod:`lib.density`).
     """
     n = check_scalar(n, "n", kind="integer", low=1)
     rng = check_rng(rng)
-    weights, means, covariances = _check_mixture(weights, means, covariances)
-    try:
-        L = np.linalg.cholesky(covariances)
-    except np.linalg.LinAlgError:
-        raise ValueError("covariances must be symmetric positive definite matrices") from None
+    weights, means, covariances = check_mixture(weights, means, covariances)
     z = rng.choice(len(weights), size=n, p=weights)
     eps = rng.standard_normal((n, means.shape[1]))
-    X = means[z] + np.einsum("nij,nj->ni", L[z], eps)
-    return X, z
+    return means[z] + np.einsum("nij,nj->ni", np.linalg.cholesky(covariances)[z], eps), z
 
 
 _HISTORY = {}

@@ -23,14 +23,13 @@ from scipy.special import logsumexp
 
 from lib._validation import (NotFittedError, check_array, check_probability_vector, check_rng,
                              check_scalar, check_stochastic_matrix, describe)
+from lib.errors import ImpossibleEvidenceError
 
 from . import fast, reference
 
 _FLOOR_PRODUCT = 1e-280             # smallest sum of alpha * beta (or of xi) trusted
 
 
-class ImpossibleEvidenceError(ValueError):
-    """The observations have probability zero under the model."""
 
 
 # ---------------------------------------------------------------------- checks
@@ -55,7 +54,7 @@ def _impossible(model, obs, log_alpha=None):
     t = int(np.argmax(np.all(np.isneginf(log_alpha), axis=1)))
     after = f" after the {t} symbols before it" if t else " as the first symbol"
     return ImpossibleEvidenceError(
-        f"obs has probability zero under this model: no state path can produce symbol "
+        obs, f"obs has probability zero under this model: no state path can produce symbol "
         f"{obs[t]} at position {t}{after}")
 
 

@@ -3,9 +3,9 @@ prediction methods that follow from ``_joint_log_likelihood`` (Chapter 4, "Naive
 Bayes classifiers"; Chapter 5, "Text classification")."""
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_is_fitted, check_labels, check_n_features,
+from lib._classifier import ProbabilisticClassifier
+from lib._validation import (check_array, check_labels,
                              check_probability_vector, check_scalar)
 
 
@@ -91,16 +91,11 @@ def _class_sums(X, y_idx, n_classes):
     return np.asarray(one_hot.T @ X)
 
 
-class _BaseNB:
-    """Shared prediction code: everything follows from ``_joint_log_likelihood``."""
+class _BaseNB(ProbabilisticClassifier):
+    """Shared code of the naive Bayes classifiers; the predictions follow from
+    ``_joint_log_likelihood`` (:class:`lib._classifier.ProbabilisticClassifier`)."""
 
     _prior_name = "class_prior"
-
-    def _check_fitted(self):
-        check_is_fitted(self, "classes_")
-
-    def _check_n_features(self, X):
-        check_n_features(self, X)
 
     def _set_class_prior(self, class_count):
         """``class_log_prior_`` from counts (``fit_prior``) or ``class_prior``."""
@@ -128,41 +123,3 @@ class _BaseNB:
         example"); they underflow for long documents, where the log version does not.
         """
         return np.exp(self.predict_joint_log_proba(X))
-
-    def _scores(self, X):
-        """Joint log scores with every row checked: some class must be possible.
-
-        ``predict`` and ``predict_proba`` both go through here, so they refuse the
-        same examples (a row that every class gives probability zero, possible with
-        ``alpha = 0``, or a point too far from every Gaussian class).
-        """
-        jll = self.predict_joint_log_proba(X)
-        if np.isnan(jll).any():  # pragma: no cover - inputs are checked to be finite
-            raise ValueError("the class scores contain NaN")
-        dead = np.isneginf(jll.max(axis=1))
-        if dead.any():
-            rows = np.flatnonzero(dead)
-            raise ValueError(
-                f"every class has probability zero for example(s) {rows[:5].tolist()} of X: "
-                f"{self._zero_reason}")
-        return jll
-
-    _zero_reason = "a zero count with alpha=0 (use alpha > 0)"
-
-    def predict_log_proba(self, X):
-        """Log posteriors ``log P(y | x)``: the joint log scores normalised per row.
-
-        Raises ValueError for an example that every class gives probability zero
-        (possible only with ``alpha = 0``).
-        """
-        jll = self._scores(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """Posterior probabilities ``P(y | x)``, shape (n, classes), rows sum to one."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The MAP class ``argmax_y P(y) prod_j P(x_j | y)`` for each row of ``X``."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]

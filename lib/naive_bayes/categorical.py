@@ -3,12 +3,9 @@ and unknown values (Chapter 4, sections "Estimating the probabilities", "A worke
 example", "Two subtleties")."""
 import numpy as np
 
-from lib._validation import check_option, check_probability_vector, check_scalar, check_table
+from lib._validation import (check_n_features, check_option, check_probability_vector, check_scalar,
+                             check_table, is_missing)
 from lib.naive_bayes._base import _BaseNB, _check_alpha, _encode_labels, _label, _log
-
-
-def _is_missing(v):
-    return v is None or (isinstance(v, float) and v != v)
 
 
 class CategoricalNB(_BaseNB):
@@ -80,7 +77,7 @@ class CategoricalNB(_BaseNB):
         for j in range(d):
             lookup = self._lookup[j]
             for i, v in enumerate(X[:, j]):
-                if _is_missing(v):
+                if is_missing(v):
                     continue
                 try:
                     codes[i, j] = lookup[v]
@@ -113,7 +110,7 @@ class CategoricalNB(_BaseNB):
         else:
             cats = []
             for j in range(d):
-                seen = [v for v in X[:, j] if not _is_missing(v)]
+                seen = [v for v in X[:, j] if not is_missing(v)]
                 if not seen:
                     raise ValueError(f"attribute {j} has no observed value in the training data")
                 try:
@@ -172,7 +169,7 @@ class CategoricalNB(_BaseNB):
 
     def _joint_log_likelihood(self, X):
         X = self._as_table(X)
-        self._check_n_features(X)
+        check_n_features(self, X)
         codes = self._encode(X)
         jll = np.tile(self.class_log_prior_, (X.shape[0], 1))
         for j, flp in enumerate(self.feature_log_prob_):

@@ -2,7 +2,7 @@
 attributes, parameter counts, naive Bayes as a linear model and a small HTML table."""
 import numpy as np
 
-from lib._validation import check_scalar
+from lib._validation import check_is_fitted, check_scalar
 from lib.naive_bayes.categorical import CategoricalNB
 
 
@@ -14,7 +14,7 @@ def probability_table(model, names=None):
     calculation shows them (Chapter 4, "A worked example"). ``names`` gives the
     attribute names (default ``x0, x1, ...``).
     """
-    model._check_fitted()
+    check_is_fitted(model, "classes_")
     names = list(names) if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
     if len(names) != model.n_features_in_:
         raise ValueError(f"names must give one name per attribute ({model.n_features_in_}), "
@@ -94,7 +94,7 @@ def log_odds_weights(model, positive, negative):
     values the log odds are a weighted sum of them, i.e. linear. Used in:
     Chapter 4, sections "Naive Bayes is linear" and "A worked example".
     """
-    model._check_fitted()
+    check_is_fitted(model, "classes_")
     classes = list(model.classes_)
     for label in (positive, negative):
         if label not in classes:

@@ -4,7 +4,7 @@ XOR"; Chapter 5, "Text classification")."""
 import numpy as np
 import scipy.sparse as sp
 
-from lib._validation import check_counts, check_scalar
+from lib._validation import check_counts, check_n_features, check_scalar
 from lib.naive_bayes._base import (_BaseNB, _as_numeric_matrix, _check_alpha, _class_sums,
                                    _encode_labels, _float_csr, _label, _log, _logdot)
 
@@ -63,7 +63,7 @@ class BernoulliNB(_BaseNB):
 
     def _joint_log_likelihood(self, X):
         X = self._binarize(X)
-        self._check_n_features(X)
+        check_n_features(self, X)
         present, absent = self.feature_log_prob_, self._log_absent
         if np.isneginf(present).any() or np.isneginf(absent).any():
             # Only with alpha = 0: keep 0 * (-inf) out of the sums.
@@ -135,7 +135,7 @@ class MultinomialNB(_BaseNB):
 
     def _joint_log_likelihood(self, X):
         X = self._check_counts(X)
-        self._check_n_features(X)
+        check_n_features(self, X)
         return _logdot(X, self.feature_log_prob_) + self.class_log_prior_
 
 

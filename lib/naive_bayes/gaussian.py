@@ -2,7 +2,7 @@
 section "Naive Bayes versus the multivariate normal")."""
 import numpy as np
 
-from lib._validation import check_scalar
+from lib._validation import check_n_features, check_scalar
 from lib.naive_bayes._base import _BaseNB, _as_numeric_matrix, _encode_labels, _label
 
 
@@ -53,8 +53,8 @@ class GaussianNB(_BaseNB):
             for c in range(C):
                 Xc = X[y_idx == c]
                 self.theta_[c] = Xc.mean(axis=0)
-                self.var_[c] = Xc.var(axis=0)
-            largest = np.var(X, axis=0).max()
+                self.var_[c] = _without_rounding_noise(Xc.var(axis=0), Xc)
+            largest = _without_rounding_noise(np.var(X, axis=0), X).max()
         if not (np.isfinite(largest) and np.isfinite(self.var_).all()):
             raise ValueError("X has values so large that their variances overflow "
                              f"(largest |value| {np.abs(X).max():g}): rescale the attributes")
@@ -73,10 +73,21 @@ class GaussianNB(_BaseNB):
 
     def _joint_log_likelihood(self, X):
         X = _as_numeric_matrix(X, allow_sparse=False)
-        self._check_n_features(X)
+        check_n_features(self, X)
         with np.errstate(over="ignore"):  # a far point: its density underflows to 0
             diff = X[:, None, :] - self.theta_[None, :, :]
             log_pdf = -0.5 * (np.log(2 * np.pi * self.var_)[None] + diff ** 2 / self.var_[None])
         return log_pdf.sum(axis=2) + self.class_log_prior_
 
 
+
+
+def _without_rounding_noise(var, X):
+    """Column variances of ``X`` with rounding noise set to 0: a constant column's
+    computed mean can be off by ``n * eps * |x|``, which leaves a variance like 1e-34
+    for ``[0.1, 0.1, 0.1]``. Smoothed by ``var_smoothing`` times so tiny a variance,
+    the densities of any other value underflow alike in every class, and the class
+    priors are lost to rounding (scikit-learn 1.5 then returns probabilities [1, 1])."""
+    with np.errstate(over="ignore"):   # huge values: refused by fit when var overflows
+        noise = (len(X) * np.finfo(float).eps * np.abs(X).max(axis=0)) ** 2
+    return np.where(var < noise, 0.0, var)

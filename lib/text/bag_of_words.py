@@ -10,9 +10,9 @@ from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
-from lib._validation import (NotFittedError, check_array, check_counts, check_labels,
+from lib._classifier import ProbabilisticClassifier
+from lib._validation import (check_array, check_is_fitted, check_counts, check_labels,
                              check_option, check_rng, check_scalar)
 from lib.naive_bayes._base import _float_csr
 
@@ -103,7 +103,7 @@ def _check_vocabulary(vocabulary, n_columns=None):
                          f"0..{len(vocabulary) - 1}, got columns {columns[:8]}")
 
 
-class NaiveBayesText:
+class NaiveBayesText(ProbabilisticClassifier):
     """Naive Bayes for documents: multinomial (bag of words) or Bernoulli (word presence).
 
     ``event_model="multinomial"`` is the learner of LEARN_NAIVE_BAYES_TEXT: every word
@@ -139,6 +139,9 @@ class NaiveBayesText:
         docs = _check_documents(docs)
         check_labels(labels, "labels", n_samples=len(docs))
         counts, vocabulary = count_matrix(docs)
+        if not vocabulary:
+            raise ValueError("docs hold no token (a word of at least two letters or digits, "
+                             "see tokenize): there is nothing to learn from")
         return self.fit_counts(counts, labels, vocabulary)
 
     def fit_counts(self, counts, labels, vocabulary=None):
@@ -183,7 +186,7 @@ class NaiveBayesText:
         return self
 
     def _counts(self, docs):
-        _check_fitted(self, "feature_log_prob_")
+        self._check_fitted()
         if sp.issparse(docs) or isinstance(docs, np.ndarray):
             X = _count_csr(docs, "docs")
             if X.shape[1] != self.feature_log_prob_.shape[1]:
@@ -205,19 +208,9 @@ class NaiveBayesText:
         return (np.asarray(present @ log_odds.T) + self.feature_log_absent_.sum(axis=1)
                 + self.class_log_prior_)
 
-    def predict_log_proba(self, docs):
-        """Log posterior ``log P(v_j | doc)`` (rows = documents)."""
-        joint = self.joint_log_likelihood(docs)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
-
-    def predict_proba(self, docs):
-        """Posterior ``P(v_j | doc)`` (rows = documents, each summing to one)."""
-        return np.exp(self.predict_log_proba(docs))
-
-    def predict(self, docs):
-        """The most probable class of each document, ``v_NB``."""
-        joint = self.joint_log_likelihood(docs)
-        return self.classes_[np.argmax(joint, axis=1)]
+    # predict / predict_proba / predict_log_proba (rows = documents; ``predict`` is v_NB)
+    # come from ProbabilisticClassifier over this joint log likelihood
+    _joint_log_likelihood = joint_log_likelihood
 
     def score(self, docs, labels):
         """Fraction of documents whose predicted class equals their label."""
@@ -244,12 +237,6 @@ def _presence(X):
     present = type(X)(((X.data > 0).astype(float), X.indices, X.indptr), shape=X.shape)
     present.eliminate_zeros()
     return present
-
-
-def _check_fitted(model, attribute):
-    if not hasattr(model, attribute):
-        raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet: "
-                             "call fit(...) with training data before using it")
 
 
 def learn_naive_bayes_text(examples, labels, alpha=1.0):
@@ -279,7 +266,7 @@ def classify_naive_bayes_text(model, doc):
     """
     if getattr(model, "event_model", None) != "multinomial":
         raise ValueError("classify_naive_bayes_text needs a multinomial model from learn_naive_bayes_text")
-    _check_fitted(model, "feature_log_prob_")
+    check_is_fitted(model, "feature_log_prob_")
     # positions <- the word positions of doc that hold a Vocabulary token
     positions = [model.vocabulary_[t] for t in tokenize(doc) if t in model.vocabulary_]
     # v_NB = argmax_j log P(v_j) + sum over positions of log P(a_i | v_j)
@@ -297,7 +284,7 @@ def word_contributions(model, doc):
     """
     if getattr(model, "event_model", None) != "multinomial":
         raise ValueError("word_contributions needs a multinomial model")
-    _check_fitted(model, "feature_log_prob_")
+    check_is_fitted(model, "feature_log_prob_")
     words, counts = np.unique([t for t in tokenize(doc) if t in model.vocabulary_], return_counts=True)
     columns = np.array([model.vocabulary_[w] for w in words], dtype=int)
     return words.tolist(), model.feature_log_prob_[:, columns] * counts
@@ -309,7 +296,7 @@ def most_indicative_words(model, n_words=8):
     ``P(w | others)`` is the mean of ``P(w | v_i)`` over the other classes. Returns a
     dict ``{class: [words]}``. Used in: Chapter 5, section "What the classifier learnt".
     """
-    _check_fitted(model, "feature_log_prob_")
+    check_is_fitted(model, "feature_log_prob_")
     n_words = check_scalar(n_words, "n_words", kind="integer", low=1)
     words = np.empty(len(model.vocabulary_), dtype=object)
     for word, k in model.vocabulary_.items():

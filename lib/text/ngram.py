@@ -5,8 +5,8 @@ from itertools import repeat
 
 import numpy as np
 
-from lib._validation import check_rng, check_scalar
-from lib.text.bag_of_words import _check_documents, _check_fitted
+from lib._validation import check_is_fitted, check_rng, check_scalar
+from lib.text.bag_of_words import _check_documents
 
 # For language models single letters ("I", "a") and contractions ("don't") count too.
 LM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -136,9 +136,6 @@ class NGramModel:
         at = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
         return np.where(sorted_codes[at] == codes, counts[at], 0)
 
-    def _check_fitted(self):
-        _check_fitted(self, "ngram_codes_")
-
     def _log_probs(self, corpus):
         codes = self._codes([self._words(s) for s in corpus])
         c_ij = self._lookup(self.ngram_codes_, self.ngram_counts_, codes)
@@ -154,7 +151,7 @@ class NGramModel:
         ``-inf`` marks a token that the model gives probability zero (an unseen n-gram
         under maximum likelihood).
         """
-        self._check_fitted()
+        check_is_fitted(self, "ngram_codes_")
         return self._log_probs([sentence])
 
     def log_prob(self, sentence):
@@ -163,7 +160,7 @@ class NGramModel:
 
     def sentence_log_probs(self, corpus):
         """:meth:`log_prob` of every sentence of ``corpus`` at once (an array)."""
-        self._check_fitted()
+        check_is_fitted(self, "ngram_codes_")
         corpus = [self._words(s) for s in _check_documents(corpus, "corpus of sentences", _SENTENCE_KINDS)]
         logs = self._log_probs(corpus)
         starts = np.cumsum([0] + [len(s) + 1 for s in corpus[:-1]])
@@ -172,7 +169,7 @@ class NGramModel:
     def prob(self, word, context=()):
         """``P(word | context)`` where ``context`` lists the previous words (the last
         ``n - 1`` are used; missing ones are ``<s>``)."""
-        self._check_fitted()
+        check_is_fitted(self, "ngram_codes_")
         if not isinstance(word, str):
             raise TypeError(f"word must be a str, got {word!r}")
         context = self._words(list(context) if isinstance(context, tuple) else context)
@@ -192,13 +189,13 @@ class NGramModel:
         """``exp(-(sum of log P) / N)`` over the sentences of ``corpus``, where ``N``
         counts every predicted token including each ``</s>``. ``inf`` when some
         token has probability zero."""
-        self._check_fitted()
+        check_is_fitted(self, "ngram_codes_")
         logs = self._log_probs(_check_documents(corpus, "corpus of sentences", _SENTENCE_KINDS))
         return float(np.exp(-logs.mean()))
 
     def sample(self, rng, max_words=30):
         """Draw one sentence (a list of words) word by word from the model."""
-        self._check_fitted()
+        check_is_fitted(self, "ngram_codes_")
         rng = check_rng(rng)
         max_words = check_scalar(max_words, "max_words", kind="integer", low=0)
         ids = [self.index_[self.START]] * (self.n - 1)

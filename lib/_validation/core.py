@@ -1,35 +1,8 @@
-"""One validation layer for every ``lib`` module (in the spirit of scikit-learn's
-``check_array`` and ``_param_validation``).
-
-Each ``check_*`` function takes the value, the argument's ``name`` as the caller knows
-it, and returns the value converted to the form the algorithms use (a float array, a
-Python int, ...). On bad input it raises ``TypeError`` (wrong kind of value) or
-``ValueError`` (right kind, impossible value) with a message that names the argument,
-says what was expected and shows what was given::
-
-    >>> check_scalar(-1, "alpha", low=0)
-    Traceback (most recent call last):
-    ...
-    ValueError: alpha must be a real number >= 0, got -1
-
-Used by all algorithm modules (Chapters 1-9); the API is summarised in
-``notes/validation_api.md``.
-"""
+"""The scalar, array and label checks of :mod:`lib._validation`."""
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
-
-__all__ = [
-    "NotFittedError", "check_scalar", "check_option", "check_array", "check_counts",
-    "check_table", "check_probabilities", "check_probability_vector", "check_stochastic_matrix",
-    "check_labels", "encode_labels", "check_is_fitted", "check_n_features", "check_consistent_length",
-    "check_shape", "check_rng", "describe",
-]
-
-
-class NotFittedError(ValueError, AttributeError):
-    """An estimator was used before ``fit`` (same bases as scikit-learn's)."""
 
 
 def describe(value, limit=60):
@@ -199,6 +172,20 @@ def check_array(X, name="X", *, ndim=None, dtype=float, allow_nan=False, allow_i
     return arr
 
 
+def check_binary(values, name, *, ndim=None, min_samples=1):
+    """0/1 labels (True/False allowed): returned as a bool array.
+
+    >>> check_binary([1, 0, True], "y")
+    array([ True, False,  True])
+    """
+    arr = check_array(values, name, ndim=ndim, dtype=None, min_samples=min_samples)
+    bad = arr[~np.isin(arr, (0, 1))]
+    if bad.size:
+        first = bad[0].item() if isinstance(bad[0], np.generic) else bad[0]
+        raise ValueError(f"{name} must hold 0/1 labels (or True/False), got {describe(first)}")
+    return arr.astype(bool)
+
+
 def check_table(X, name="X", *, min_samples=1, min_features=1):
     """Check a 2-D table of nominal values (strings, numbers, any objects).
 
@@ -270,6 +257,23 @@ def check_probabilities(p, name, *, ndim=None, min_samples=1):
     return p
 
 
+def check_weights_array(values, name, *, sums_to_one=False, at_most_one=False):
+    """A non-empty array of finite, non-negative numbers (likelihoods, priors, class
+    probabilities): at most 1 if ``at_most_one``, summing to 1 over the last axis
+    (within 1e-9) if ``sums_to_one``. Returns it as a float array."""
+    arr = check_array(values, name, min_samples=0)
+    if arr.ndim == 0 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty array, got {describe(values)}")
+    if (arr < 0).any():
+        raise ValueError(f"{name} contains a negative probability: {arr.min():g}")
+    if at_most_one and (arr > 1 + 1e-12).any():
+        raise ValueError(f"{name} contains a probability greater than 1: {arr.max():g}")
+    if sums_to_one:
+        check = check_probability_vector if arr.ndim == 1 else check_stochastic_matrix
+        check(arr, f"{name} (over the last axis)", atol=1e-9)
+    return arr
+
+
 def _check_sums(p, name, atol, what):
     sums = p.sum(axis=-1)
     bad = np.abs(sums - 1.0) > atol
@@ -314,13 +318,18 @@ def check_stochastic_matrix(P, name, *, shape=None, atol=1e-6):
 
 
 # --------------------------------------------------------------------------- labels
-def _is_missing(value):
+def is_missing(value, markers=()):
+    """Whether one value marks a missing entry: ``None``, a NaN (float, numpy, decimal),
+    or one of ``markers`` (the Bayesian-network data of Chapters 6-7 pass ``("?",)``, the
+    question mark of the source's tables)."""
     if value is None:
         return True
     try:
-        return bool(value != value)  # NaN (float, numpy, decimal)
+        if value != value:  # NaN
+            return True
     except (TypeError, ValueError):
-        return False
+        return type(value).__name__ == "NAType"   # pandas.NA: its comparisons are NA
+    return isinstance(value, str) and value in markers
 
 
 def check_labels(y, name="y", *, n_samples=None, min_samples=1, allow_continuous=False):
@@ -384,7 +393,7 @@ def _check_label_objects(arr, name):
     """Labels of a 1-D object array: present, hashable, not strings mixed with others."""
     kinds = set()
     for i, value in enumerate(arr):
-        if _is_missing(value):
+        if is_missing(value):
             raise ValueError(f"{name} must not contain missing labels, got {value!r} "
                              f"at index {i}")
         try:
@@ -414,47 +423,22 @@ def encode_labels(y, classes, name="y"):
     return np.asarray(codes, dtype=int)
 
 
-# --------------------------------------------------------------------------- models
-def check_is_fitted(estimator, attributes=None):
-    """Raise NotFittedError unless ``estimator`` has the fitted attributes.
+def check_scale(value, name):
+    """A standard deviation or kernel width: a real number ``> 0`` whose square is a
+    normal, finite float (``value ** 2`` neither underflows to 0 nor overflows), so that
+    ``x / value ** 2`` and ``log(value ** 2)`` are right. Returns a Python float.
 
-    ``attributes``: a name or list of names; default: any attribute ending in ``_``.
-    """
-    if attributes is None:
-        fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(estimator))
-    else:
-        names = [attributes] if isinstance(attributes, str) else list(attributes)
-        fitted = all(hasattr(estimator, a) for a in names)
-    if not fitted:
-        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
-                             f"call fit(...) with training data before using it")
-
-
-def check_n_features(estimator, X):
-    """Check that ``X`` has as many columns as ``estimator.n_features_in_`` (set by fit).
-
-    >>> class M: n_features_in_ = 2
-    >>> check_n_features(M(), np.zeros((1, 3)))
+    >>> check_scale(1e-200, "sigma")
     Traceback (most recent call last):
     ...
-    ValueError: X has 3 features, but M is expecting 2 features as input (as in fit)
+    ValueError: sigma must be a real number in [1.5e-154, 1.3e+154] (its square must be a finite, normal float), got 1e-200
     """
-    got, expected = np.shape(X)[1], estimator.n_features_in_
-    if got != expected:
-        raise ValueError(f"X has {got} features, but {type(estimator).__name__} is expecting "
-                         f"{expected} features as input (as in fit)")
-
-
-def check_consistent_length(**arrays):
-    """Check that the named arrays have the same length (axis 0).
-
-    >>> check_consistent_length(x=[1, 2], y=[3, 4])
-    """
-    lengths = {k: np.shape(v)[0] if np.ndim(v) else None for k, v in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        given = ", ".join(f"{k} has {n}" if n is not None else f"{k} is a scalar"
-                          for k, n in lengths.items())
-        raise ValueError(f"{' and '.join(arrays)} must have the same length, got: {given}")
+    value = check_scalar(value, name, low=0, closed="neither")
+    low, high = np.sqrt(np.finfo(float).tiny), np.sqrt(np.finfo(float).max)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be a real number in [{low:.2g}, {high:.2g}] (its square "
+                         f"must be a finite, normal float), got {describe(value)}")
+    return value
 
 
 def check_shape(a, name, shape):
@@ -466,10 +450,17 @@ def check_shape(a, name, shape):
     return a
 
 
-def check_rng(rng, name="rng"):
-    """A numpy Generator from None, an integer seed or a Generator (anything else: TypeError)."""
+def check_rng(rng, name="rng", *, seeds=True):
+    """A numpy Generator from None, an integer seed or a Generator (anything else: TypeError).
+
+    ``seeds=False`` accepts a Generator only: for functions a chapter calls again and
+    again on one stream, where a seed would repeat the same draws every time.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
+    if not seeds:
+        raise TypeError(f"{name} must be a numpy.random.Generator, e.g. np.random.default_rng(0), "
+                        f"got {describe(rng)}")
     if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
         return np.random.default_rng(rng)
     raise TypeError(f"{name} must be None, an integer seed or a numpy.random.Generator "

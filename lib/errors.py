@@ -1,0 +1,19 @@
+"""The error classes of ``lib``, each defined once (raised by :mod:`lib._validation`,
+:mod:`lib.bn` and :mod:`lib.hmm`, and re-exported where a chapter expects them)."""
+
+__all__ = ["NotFittedError", "ImpossibleEvidenceError"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator was used before ``fit`` (same bases as scikit-learn's)."""
+
+
+class ImpossibleEvidenceError(ValueError):
+    """Evidence of probability zero under a model (a Bayesian network's evidence, an
+    HMM's observation sequence): no posterior exists. ``evidence`` holds what was
+    given; a ``ValueError``, so callers that catch bad input catch it too."""
+
+    def __init__(self, evidence, message=None):
+        super().__init__(message or f"the evidence {evidence} has probability zero under the "
+                                    "network; no posterior exists")
+        self.evidence = evidence
