@@ -1,6 +1,8 @@
 """Judging a classifier honestly: leave-one-out predictions, an exact McNemar test for
-two classifiers scored on the same examples, and calibration (reliability bins and the
-expected calibration error).
+two classifiers scored on the same examples and its Bayesian counterpart (a Beta
+posterior on the split of the disagreements), calibration (reliability bins and the
+expected calibration error), proper scoring rules (log loss, Brier score) and two
+repairs fitted on held-out data (temperature scaling, isotonic regression).
 
 Used in: Chapter 4, section "Naive Bayes versus the multivariate normal" (leave-one-out
 accuracy of Gaussian naive Bayes and the full-covariance classifier on Iris2, compared
