@@ -326,3 +326,57 @@ def test_markov_blanket_figure_colours_the_blanket():
         assert len(faces) == 8
         assert {n for n, c in faces.items() if c == "#9ecae1"} == blanket
         assert {n for n, c in faces.items() if c == "#fdae6b"} == {node}
+
+
+def test_bdeu_with_an_unseen_state_is_the_written_out_formula():
+    """A child state that never appears: the library keeps the formula's terms, pgmpy
+    1.1 leaves out ln G(a/(q r)) once per unseen state and observed parent configuration."""
+    import pandas as pd
+    from scipy.special import gammaln
+    from pgmpy.estimators import BDeu
+    rng = np.random.default_rng(3)
+    parent, child = rng.integers(3, size=60), rng.integers(2, size=60)   # child states 2, 3 unseen
+    X, card, ess = np.c_[parent, child], np.array([3, 4]), 5.0
+    q, r = 3, 4
+    by_hand = 0.0
+    for j in range(q):
+        n_jk = [np.sum((parent == j) & (child == k)) for k in range(r)]
+        by_hand += gammaln(ess / q) - gammaln(ess / q + sum(n_jk))
+        by_hand += sum(gammaln(ess / (q * r) + n) - gammaln(ess / (q * r)) for n in n_jk)
+    ours = family_score(X, 1, [0], card, "bdeu", ess)
+    assert ours == pytest.approx(by_hand, rel=1e-12)
+    assert family_score(X, 1, [], card, "bdeu", ess) == pytest.approx(
+        gammaln(ess) - gammaln(ess + 60)
+        + sum(gammaln(ess / r + np.sum(child == k)) - gammaln(ess / r) for k in range(r)), rel=1e-12)
+    states = {"P": ["x", "y", "z"], "C": ["a", "b", "c", "d"]}
+    df = pd.DataFrame({"P": np.array(states["P"])[parent], "C": np.array(states["C"])[child]})
+    theirs = BDeu(df, equivalent_sample_size=ess, state_names=states).local_score("C", ["P"])
+    if pgmpy.__version__.startswith("1.1"):      # the difference the chapter describes
+        assert ours - theirs == pytest.approx(2 * q * gammaln(ess / (q * r)), rel=1e-9)
+
+
+def test_pc_untestable_and_stable_options():
+    asia = load_network("asia")
+    data = asia.sample(20000, np.random.default_rng(2))
+    removed = pc(data, states=asia.states)
+    kept = pc(data, states=asia.states, untestable="dependent")
+    either_links = {frozenset(("either", "xray")), frozenset(("either", "dysp"))}
+    assert asia.skeleton() - removed.skeleton == either_links       # zero-dof tests read as p = 1
+    assert kept.skeleton == asia.skeleton()                          # skipped: the links stay
+    # a zero-dof test is recorded as NaN, never as independence
+    zero = [t for t in kept.tests if {t[0], t[1]} == {"either", "xray"} and set(t[2]) == {"tub", "lung"}]
+    assert zero and all(np.isnan(t[3]) for t in zero)
+    # PC-stable: the same result in every order of the variables; plain PC may differ
+    few = asia.sample(500, np.random.default_rng(3))
+    orders = [list(asia.names), asia.names[::-1]] + [
+        list(np.random.default_rng(k).permutation(asia.names)) for k in range(10)]
+    def outcomes(stable):
+        return {(frozenset(r.skeleton), frozenset(r.cpdag.directed))
+                for r in (pc(few, states=asia.states, stable=stable, order=o) for o in orders)}
+    assert len(outcomes(True)) == 1 and len(outcomes(False)) > 1
+    # the default order is the network's and gives the earlier result
+    assert pc(few, states=asia.states, order=list(asia.names)).skeleton == pc(few, states=asia.states).skeleton
+    with pytest.raises(ValueError, match="untestable"):
+        pc(data, states=asia.states, untestable="maybe")
+    with pytest.raises(ValueError, match="order"):
+        pc(data, states=asia.states, order=["asia", "tub"])

@@ -330,3 +330,23 @@ def test_one_sample_mixture_and_one_mixture_check_for_chapters_7_and_9():
     np.testing.assert_allclose(x[z == 2].mean(axis=0), density.MIXTURE_MEANS[2], atol=0.01)
     with pytest.raises(ValueError, match=r"covariances\[1\] must be symmetric positive definite"):
         check_mixture([0.5, 0.5], [[0.0], [1.0]], [[[1.0]], [[0.0]]])
+
+
+def test_em_shortfalls_started_at_the_truth_agree_with_scikit_learn():
+    from sklearn.mixture import GaussianMixture as SkMixture
+
+    out = density.em_shortfalls(400, 3, n_inits=(2,), n_test=500, rng=4)
+    assert set(out) == {2, "truth", "p/2n"}
+    assert out["p/2n"] == pytest.approx((3 * 3 + 3 * 6 + 2) / 800)
+    rng = np.random.default_rng(4)                    # the same draws: test set first
+    weights, means, covs = density.curse_mixture(3)
+    test, _ = density.sample_mixture(500, weights, means, covs, rng=rng)
+    train, _ = density.sample_mixture(400, weights, means, covs, rng=rng)
+    sk = SkMixture(3, reg_covar=1e-3, weights_init=weights, means_init=means,
+                   precisions_init=np.linalg.inv(covs), tol=1e-6, max_iter=500).fit(train)
+    truth = density.mixture_density(test, weights, means, covs, log=True).mean()
+    assert out["truth"][0] == pytest.approx(truth - sk.score(test), abs=2e-3)
+    assert out["truth"][1] == pytest.approx(sk.score(train) * 400, abs=1.0)
+    assert out["truth"][0] > 0 and out[2][0] > 0
+    with pytest.raises(ValueError, match="n_inits"):
+        density.em_shortfalls(400, 3, n_inits=(0,))

@@ -529,3 +529,25 @@ def test_em_known_variance_refuses_data_whose_squared_distances_overflow():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="x has values so large .* overflow"):
             em_known_variance([1e200, -1e200], [0.0, 1.0], sigma=1.0, n_iter=1)
+
+
+def test_factorial_em_exact_and_mean_field():
+    from scipy.stats import norm
+    from lib.em import factorial_em
+    rng = np.random.default_rng(5)
+    z = (rng.random((400, 2)) < [0.3, 0.6]).astype(float)
+    x = z @ np.array([1.5, -2.0]) + 0.7 * rng.standard_normal(400)
+    exact = factorial_em(x, [1.0, -1.0], [0.5, 0.5], 0.7, n_iter=30, mean_field=False)
+    vem = factorial_em(x, [1.0, -1.0], [0.5, 0.5], 0.7, n_iter=30, mean_field=True)
+    # the log likelihood, written out over the four configurations of z
+    w, p = exact.weights[-1], exact.priors[-1]
+    lik = sum(np.prod(np.where([a, b], p, 1 - p)) * norm.pdf(x, w @ [a, b], 0.7)
+              for a in (0, 1) for b in (0, 1))
+    assert exact.log_lik[-1] == pytest.approx(np.log(lik).sum(), rel=1e-10)
+    assert np.all(np.diff(exact.log_lik) > -1e-8) and np.allclose(exact.elbo, exact.log_lik[:-1])
+    assert np.all(np.diff(vem.elbo) > -1e-8) and np.all(vem.elbo <= vem.log_lik[:-1] + 1e-8)
+    assert np.allclose(exact.weights[-1], [1.5, -2.0], atol=0.3)
+    with pytest.raises(ValueError, match="priors"):
+        factorial_em(x, [1.0, -1.0], [0.0, 0.5], 0.7)
+    with pytest.raises(ValueError, match="two numbers"):
+        factorial_em(x, [1.0, -1.0, 0.0], [0.5, 0.5], 0.7)

@@ -448,14 +448,14 @@ def _logistic_data(seed, n=150, w=(-0.5, 1.0), d=1):
     return (x[:, 0] if d == 1 else x), y
 
 
-@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.filterwarnings("error::FutureWarning")   # penalty=None is deprecated in 1.8+
 @pytest.mark.parametrize("seed, d", [(0, 1), (1, 1), (2, 3), (3, 2)])
 def test_cross_entropy_fit_is_sklearn_unpenalised_logistic_regression(seed, d):
     from sklearn.linear_model import LogisticRegression
 
     x, y = _logistic_data(seed, d=d)
     w = fit_logistic(x, y, loss="cross_entropy")
-    sk = LogisticRegression(penalty=None, tol=1e-12, max_iter=10_000).fit(x.reshape(len(x), -1), y)
+    sk = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(x.reshape(len(x), -1), y)
     np.testing.assert_allclose(w, np.r_[sk.intercept_, sk.coef_.ravel()], atol=1e-4)
     # it maximises the likelihood: the product of label probabilities, computed directly
     h = 1 / (1 + np.exp(-(w[0] + x.reshape(len(x), -1) @ w[1:])))

@@ -196,3 +196,81 @@ def test_calibration_bad_input():
 def test_doctests():
     result = doctest.testmod(lib.evaluation, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_disagreement_posterior_is_the_beta_update():
+    from scipy import integrate
+    from lib.evaluation import disagreement_posterior
+    a = np.array([1] * 7 + [0] * 2 + [1] * 20 + [0] * 3, bool)   # a wins 7, b wins 2
+    b = np.array([0] * 7 + [1] * 2 + [1] * 20 + [0] * 3, bool)
+    r = disagreement_posterior(a, b, prior=(2.0, 3.0))
+    assert (r.only_a, r.only_b) == (7, 2)
+    # P(theta > 1/2) by integrating the normalised likelihood x prior numerically
+    kernel = lambda t: t ** (2 + 7 - 1) * (1 - t) ** (3 + 2 - 1)
+    total = integrate.quad(kernel, 0, 1)[0]
+    assert r.prob_a_better == pytest.approx(integrate.quad(kernel, 0.5, 1)[0] / total, rel=1e-9)
+    low, high = r.interval
+    assert integrate.quad(kernel, 0, low)[0] / total == pytest.approx(0.025, abs=1e-9)
+    assert integrate.quad(kernel, high, 1)[0] / total == pytest.approx(0.025, abs=1e-9)
+    # no disagreements: the prior itself
+    same = disagreement_posterior(a, a)
+    assert same.prob_a_better == pytest.approx(0.5) and same.interval == pytest.approx((0.025, 0.975))
+    with pytest.raises(ValueError, match="prior"):
+        disagreement_posterior(a, b, prior=(1.0, 0.0))
+    with pytest.raises(ValueError, match="level"):
+        disagreement_posterior(a, b, level=1.5)
+
+
+def test_log_loss_and_brier_score_match_scikit_learn():
+    from scipy.special import log_softmax
+    from sklearn.metrics import brier_score_loss
+    from sklearn.metrics import log_loss as sk_log_loss
+    from lib.evaluation import brier_score, log_loss
+    rng = np.random.default_rng(0)
+    for k in (2, 3, 20):
+        log_p = log_softmax(rng.normal(scale=3, size=(200, k)), axis=1)
+        y = rng.integers(k, size=200)
+        assert log_loss(log_p, y) == pytest.approx(sk_log_loss(y, np.exp(log_p), labels=range(k)), rel=1e-9)
+        assert brier_score(np.exp(log_p), y) == pytest.approx(
+            brier_score_loss(y, np.exp(log_p), labels=range(k), scale_by_half=False), rel=1e-9)
+        uniform = np.full((200, k), 1 / k)
+        assert log_loss(np.log(uniform), y) == pytest.approx(np.log(k))
+        assert brier_score(uniform, y) == pytest.approx(1 - 1 / k)
+    # exact where probabilities underflow: a log probability of -800 costs 800 nats
+    assert log_loss(np.array([[0.0, -800.0]]), np.array([1])) == pytest.approx(800)
+    with pytest.raises(TypeError, match="y"):
+        log_loss(np.log([[0.5, 0.5]]), [0.5])
+    with pytest.raises(ValueError, match="class indices"):
+        log_loss(np.log([[0.5, 0.5]]), [2])
+    with pytest.raises(ValueError, match="log probabilities"):
+        log_loss([[0.5, 0.5]], [0])
+
+
+def test_fit_temperature_minimises_the_log_loss():
+    from scipy.special import log_softmax
+    from lib.evaluation import fit_temperature, log_loss
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(500, 4))
+    y = np.array([rng.choice(4, p=p) for p in np.exp(log_softmax(logits, axis=1))])
+    over = log_softmax(5 * logits, axis=1)          # five times too confident
+    t = fit_temperature(over, y)
+    assert 3.5 < t < 7
+    best = log_loss(log_softmax(over / t, axis=1), y)
+    for other in (0.8 * t, 0.95 * t, 1.05 * t, 1.25 * t):
+        assert log_loss(log_softmax(over / other, axis=1), y) > best
+    assert fit_temperature(log_softmax(logits, axis=1), y) == pytest.approx(1.0, abs=0.3)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_isotonic_regression_matches_scikit_learn(seed):
+    from sklearn.isotonic import IsotonicRegression as SkIsotonic
+    from lib.evaluation import IsotonicRegression
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 40, size=300).astype(float) if seed % 2 else rng.normal(size=300)
+    y = (rng.random(300) < 1 / (1 + np.exp(-x / 4))).astype(float)
+    ours, sk = IsotonicRegression().fit(x, y), SkIsotonic(out_of_bounds="clip").fit(x, y)
+    grid = np.linspace(x.min() - 1, x.max() + 1, 400)
+    np.testing.assert_allclose(ours.predict(grid), sk.predict(grid), atol=1e-12)
+    assert np.all(np.diff(ours.y_) >= 0)
+    with pytest.raises(ValueError, match="x"):
+        IsotonicRegression().fit(x, y[:-1])

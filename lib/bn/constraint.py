@@ -9,6 +9,7 @@ some set of their neighbours makes them independent, then orient the v-structure
 propagate with Meek's rules, which yields the CPDAG of :mod:`lib.bn.independence`.
 """
 from collections import namedtuple
+import math
 from itertools import combinations
 
 import numpy as np
@@ -86,7 +87,8 @@ def ci_test(data, x, y, given=(), states=None, method="g2"):
     return _test_codes(X, card, net.index[x], net.index[y], [net.index[g] for g in given], method)
 
 
-def pc(data, states=None, alpha=0.01, max_cond=3, method="g2"):
+def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="independent",
+       stable=False, order=None):
     """The PC algorithm: start from the complete undirected graph; for
     ``l = 0, 1, ..., max_cond``, remove the link ``x - y`` when a set ``S`` of ``l``
     current neighbours of ``x`` (or of ``y``) gives ``ci_test(x, y, S)`` a p-value
@@ -94,28 +96,46 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2"):
     unlinked pair with a common neighbour ``c`` outside their separating set, and
     apply Meek's rules. Returns a :class:`PCResult`.
 
-    Used in: Chapter 6, section "Other scores and independence tests".
+    ``untestable`` says what a test with zero degrees of freedom (no data to test
+    with) means: ``"independent"`` (p = 1, the link goes) or ``"dependent"`` (it is
+    skipped and cannot remove the link; pgmpy's tests return NaN there and keep it).
+    ``stable=True`` is PC-stable (Colombo and Maathuis 2014): the neighbour sets used
+    at each level are those at the start of the level, so the result does not depend
+    on the order of the variables; ``order`` (a list of the variable names) is the
+    order in which the pairs are visited (default: the network's order).
+
+    Used in: Chapter 6, sections "Other scores and independence tests" and "PC as it
+    is practised".
     """
     if method not in _METHODS:
         raise ValueError(f"method must be 'g2' or 'chi2', got {method!r}")
+    if untestable not in ("independent", "dependent"):
+        raise ValueError(f"untestable must be 'independent' or 'dependent', got {untestable!r}")
     alpha = check_scalar(alpha, "alpha", low=0, high=1, closed="neither")
     max_cond = check_scalar(max_cond, "max_cond", kind="integer", low=0)
     net, X = _encode(data, states)
     card = net.arrays.card
     names = net.names
+    if order is None:
+        order = list(names)
+    if sorted(order) != sorted(names):
+        raise ValueError(f"order must list every variable once, got {order!r}")
+    rank = [names.index(n) for n in order]
     adj = {i: set(range(len(names))) - {i} for i in range(len(names))}
     sepsets, tests = {}, []
     for level in range(max_cond + 1):
         if all(len(adj[i]) - 1 < level for i in adj):
             break
-        for i in range(len(names)):
-            for j in sorted(adj[i]):
+        frozen = {i: set(adj[i]) for i in adj}          # PC-stable: the level's start
+        for i in rank:
+            for j in [k for k in rank if k in adj[i]]:
                 if j not in adj[i]:
                     continue
                 for a, b in ((i, j), (j, i)):
                     found = None
-                    for s in combinations(sorted(adj[a] - {b}), level):
-                        p = _test_codes(X, card, i, j, list(s), method).p_value
+                    for s in combinations(sorted((frozen if stable else adj)[a] - {b}), level):
+                        t = _test_codes(X, card, i, j, list(s), method)
+                        p = t.p_value if t.dof > 0 or untestable == "independent" else math.nan
                         tests.append((names[i], names[j], tuple(names[k] for k in s), p))
                         if p > alpha:
                             found = s

@@ -1,5 +1,5 @@
 """Structural EM: learning the graph of a Bayesian network from data with missing
-values (Friedman 1998).
+values (Friedman 1997, ICML).
 
 Chapter 7, section "Structural EM". Hill climbing (:func:`lib.bn.hill_climb`) needs
 complete data; EM (:func:`lib.bn.fit_em`) needs a graph. Structural EM alternates:
@@ -8,7 +8,8 @@ becomes all its completions, weighted by their posterior probability,
 :func:`complete_data`), search for the graph that scores best on these expected counts
 (starting from the current graph), re-fit its tables with parametric EM, and repeat
 until the graph no longer changes. For the BIC score each round cannot lower the BIC
-of the observed data (Friedman 1998, Theorem 3.1).
+of the observed data (Friedman 1997, "Learning belief networks in the presence of
+missing values and hidden variables", ICML; his 1998 UAI paper is the Bayesian variant).
 """
 import math
 

@@ -17,11 +17,11 @@ from .candy import MixtureOfNaiveBayes, candy_counts, candy_parameters, candy_th
 from .known_variance import EMTrace, em_known_variance, lower_bound_curves, one_mean_em_path
 from .mixture import (GaussianMixture, em_history, gaussian_log_densities,
                       mixture_log_likelihood, sample_mixture)
-from .variational import MeanFieldTrace, gaussian_kl, mean_field_gaussian
+from .variational import FactorialTrace, MeanFieldTrace, factorial_em, gaussian_kl, mean_field_gaussian
 
 __all__ = [
     "EMTrace", "em_known_variance", "lower_bound_curves", "one_mean_em_path",
     "GaussianMixture", "gaussian_log_densities", "mixture_log_likelihood", "sample_mixture",
     "em_history", "MixtureOfNaiveBayes", "candy_counts", "candy_parameters", "candy_theta",
-    "MeanFieldTrace", "mean_field_gaussian", "gaussian_kl",
+    "MeanFieldTrace", "mean_field_gaussian", "gaussian_kl", "FactorialTrace", "factorial_em",
 ]

@@ -10,10 +10,12 @@ Figures: :func:`lib.plots.em.plot_mean_field`.
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import expit, logsumexp, xlogy
 
 from lib._validation import check_array, check_scalar
 
-__all__ = ["MeanFieldTrace", "mean_field_gaussian", "gaussian_kl"]
+__all__ = ["MeanFieldTrace", "mean_field_gaussian", "gaussian_kl", "FactorialTrace",
+           "factorial_em"]
 
 
 class MeanFieldTrace(NamedTuple):
@@ -103,3 +105,79 @@ def mean_field_gaussian(mean, covariance, start, n_sweeps=10):
             means.append(m.copy())
             elbo.append(-gaussian_kl(m, q_cov, mean, covariance))
     return MeanFieldTrace(np.array(means), variances, np.array(elbo))
+
+
+# ------------------------------------------------- variational EM with hidden variables
+_CONFIGS = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+
+
+class FactorialTrace(NamedTuple):
+    """One run of :func:`factorial_em`: ``weights[t]`` and ``priors[t]`` after ``t``
+    iterations (entry 0: the start), the exact log likelihood ``log_lik[t]`` of those
+    parameters and the bound ``elbo[t]`` reached by the E step at iteration ``t + 1``
+    (equal to ``log_lik[t]`` for the exact E step)."""
+    weights: np.ndarray
+    priors: np.ndarray
+    log_lik: np.ndarray
+    elbo: np.ndarray
+
+
+def _bernoulli_entropy(m):
+    return -(xlogy(m, m) + xlogy(1 - m, 1 - m))
+
+
+def factorial_em(x, weights, priors, sigma, n_iter=50, mean_field=True, n_sweeps=10):
+    """EM for a factorial model with two hidden binary causes: ``z_k ~ Bernoulli(priors[k])``
+    independently and ``x | z ~ N(weights . z, sigma^2)`` (``sigma`` known).
+
+    The exact E step computes the posterior over the four configurations of ``z``;
+    with ``mean_field=True`` the E step is restricted to ``q(z_1) q(z_2)`` and fitted by
+    ``n_sweeps`` coordinate-ascent sweeps per point (variational EM). The M step uses
+    the expected statistics ``E[z]`` and ``E[z z^T]`` of ``q``. Returns a
+    :class:`FactorialTrace`. Used in: Chapter 7, section "Variational EM on a model
+    with hidden variables".
+    """
+    x = check_array(x, "x", ndim=1)
+    w = check_array(weights, "weights", ndim=1).copy()
+    p = check_array(priors, "priors", ndim=1).copy()
+    if w.shape != (2,) or p.shape != (2,):
+        raise ValueError("weights and priors must each hold two numbers")
+    if np.any((p <= 0) | (p >= 1)):
+        raise ValueError(f"priors must lie strictly between 0 and 1, got {p.tolist()}")
+    sigma = check_scalar(sigma, "sigma", low=0, closed="neither")
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
+    n_sweeps = check_scalar(n_sweeps, "n_sweeps", kind="integer", low=1)
+    var = sigma**2
+    out = {"w": [w.copy()], "p": [p.copy()], "ll": [], "elbo": []}
+    m = np.tile(p, (len(x), 1))                             # q(z_k = 1) per point
+    for _ in range(n_iter + 1):
+        log_joint = (-(x[:, None] - _CONFIGS @ w) ** 2 / (2 * var) - 0.5 * np.log(2 * np.pi * var)
+                     + _CONFIGS @ np.log(p) + (1 - _CONFIGS) @ np.log1p(-p))
+        ll = float(np.sum(logsumexp(log_joint, axis=1)))
+        out["ll"].append(ll)
+        if len(out["ll"]) > n_iter:
+            break
+        if mean_field:
+            for _ in range(n_sweeps):                       # coordinate ascent on q
+                for k, j in ((0, 1), (1, 0)):
+                    logit = (np.log(p[k]) - np.log1p(-p[k])
+                             + w[k] * (x - w[k] / 2 - w[j] * m[:, j]) / var)
+                    m[:, k] = expit(logit)
+            ez = m
+            ezz = np.einsum("ni,nj->nij", m, m)
+            ezz[:, [0, 1], [0, 1]] = m                      # E[z_k^2] = E[z_k]
+            e_sq = x**2 - 2 * x * (m @ w) + np.einsum("i,nij,j->n", w, ezz, w)
+            elbo = float(np.sum(-e_sq / (2 * var) - 0.5 * np.log(2 * np.pi * var)
+                                + m @ np.log(p) + (1 - m) @ np.log1p(-p)
+                                + _bernoulli_entropy(m).sum(axis=1)))
+        else:
+            post = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+            ez = post @ _CONFIGS
+            ezz = np.einsum("nc,ci,cj->nij", post, _CONFIGS, _CONFIGS)
+            elbo = ll
+        out["elbo"].append(elbo)
+        p = np.clip(ez.mean(axis=0), 1e-9, 1 - 1e-9)        # M step
+        w = np.linalg.solve(ezz.sum(axis=0), ez.T @ x)
+        out["w"].append(w.copy()), out["p"].append(p.copy())
+    return FactorialTrace(np.array(out["w"]), np.array(out["p"]), np.array(out["ll"]),
+                          np.array(out["elbo"]))

@@ -167,3 +167,30 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, fig=None)
     right.set_title(f"words behind '{names[best]}'")
     fig._lib_text = bool(words)  # without words the right axes lost its ticks: no reuse
     return fig
+
+
+def plot_calibration_repair(confidences, correct, n_bins=10):
+    """Reliability diagrams side by side, one per calibration method.
+
+    ``confidences`` maps a method's name to the probability it gives its answer on each
+    example; ``correct[i]`` says whether the answer was right (the same for every
+    method: a repair changes the probabilities, not the answers). Each panel shows the
+    observed accuracy per bin against the diagonal, the mean confidence per bin as
+    dots, and the expected calibration error in its title. Used in: Chapter 5, section
+    "Scoring and repairing the probabilities".
+    """
+    from lib.evaluation import expected_calibration_error, reliability_bins
+
+    fig = new_figure((3.2 * len(confidences), 3.4))
+    axes = np.atleast_1d(fig.subplots(1, len(confidences), sharey=True))
+    for ax, (name, confidence) in zip(axes, confidences.items()):
+        bins = reliability_bins(confidence, correct, n_bins)
+        full = bins.count > 0
+        centres = (bins.edges[:-1] + bins.edges[1:]) / 2
+        ax.bar(centres[full], bins.accuracy[full], width=0.9 / n_bins, color="tab:blue")
+        ax.plot(bins.confidence[full], bins.accuracy[full], "o", color="black", markersize=4)
+        ax.plot([0, 1], [0, 1], "--", color="gray")
+        ece = expected_calibration_error(confidence, correct, n_bins)
+        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence", title=f"{name}\nECE {ece:.3f}")
+    axes[0].set_ylabel("fraction classified correctly")
+    return fig
