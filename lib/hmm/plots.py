@@ -59,38 +59,32 @@ def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=
     marker = "o" if T <= 60 else None
     same = (model, state, state_name, symbol_labels, marker)
     live = LiveFigure() if live is None else live
-    if live.state_for(same) is not None:
-        fig = live.fig
-        ax, band = live.state
-        for line, values in zip(ax.lines, (filtered, smoothed)):
-            line.set_data(t, values)
-        for text in list(ax.texts):
-            text.remove()
-        if symbol_labels is not None and T <= 60:
-            _print_symbols(ax, t, obs, symbol_labels)
-        if title:
-            ax.set_title(title, fontsize=10)
-        band.images[0].set_data((path == state)[None, :])
-        band.images[0].set_extent((0.5, T + 0.5, 0, 1))
-        band.set_xlim(0.5, T + 0.5)
-        return fig
-    fig = new_figure((8.0, 3.6))
-    ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
-    ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
-    ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_ylabel(f"P({state_name})")
-    ax.legend(loc="upper left", fontsize=8, ncol=2)
+    if live.state_for(same) is None:  # the first draw: what stays for another sequence
+        fig = new_figure((8.0, 3.6))
+        ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
+        ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
+        ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_ylabel(f"P({state_name})")
+        ax.legend(loc="upper left", fontsize=8, ncol=2)
+        band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
+                    extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
+        band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
+        band.set_xlabel("time step t")
+        live.start(fig, same, (ax, band))
+    ax, band = live.state
+    for line, values in zip(ax.lines, (filtered, smoothed)):
+        line.set_data(t, values)
+    for text in list(ax.texts):
+        text.remove()
     if symbol_labels is not None and T <= 60:
         _print_symbols(ax, t, obs, symbol_labels)
     if title:
         ax.set_title(title, fontsize=10)
-    band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
-                extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
-    band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
-    band.set_xlabel("time step t")
-    live.start(fig, same, (ax, band))
-    return fig
+    band.images[0].set_data((path == state)[None, :])
+    band.images[0].set_extent((0.5, T + 0.5, 0, 1))
+    band.set_xlim(0.5, T + 0.5)
+    return live.fig
 
 
 def _print_symbols(ax, t, obs, symbol_labels):

@@ -266,14 +266,21 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, li
     data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
     title = "{} prior, true bag $h_{}$: {} lime and {} cherry in {} draws (seed {})"
     live = LiveFigure() if live is None else live
-    if live.state_for("candy") is not None:  # a live redraw: same artists, new data
-        try:
-            n_lime = _update_path(live, learner, data)
-            live.state[-1].set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime,
-                                                 n_candies, seed))
-            return live.fig
-        except ValueError:
-            pass  # impossible data: the full drawing below says so
+    if live.state_for("candy") is None:  # the first draw: lines, ticks and title
+        _candy_figure(live, learner, data)
+    try:
+        if live.key == "candy":  # the same artists, new data
+            _update_path(live, learner, data)
+    except ValueError:  # impossible data after possible ones: a figure that says so
+        _candy_figure(live, learner, data)
+    n_lime = sum(d == "lime" for d in data)
+    live.state[-1].set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, n_candies, seed))
+    return live.fig
+
+
+def _candy_figure(live, learner, data):
+    """The first drawing of :func:`plot_candy_experiment` (into ``live``): its lines, ticks
+    and title; without lines when the data are impossible under the prior."""
     fig = new_figure((9, 3.6))
     ax_post, ax_pred = fig.subplots(1, 2)
     lines = None
@@ -285,18 +292,15 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, li
         for ax in (ax_post, ax_pred):
             ax.text(0.5, 0.5, "data impossible under the prior:\nposterior undefined",
                     ha="center", va="center", transform=ax.transAxes)
-    n = np.arange(1, n_candies + 1)
+    n = np.arange(1, len(data) + 1)
     is_lime = np.array([d == "lime" for d in data], dtype=bool)
     ticks = [ax_pred.scatter(n[is_lime], np.zeros(is_lime.sum()), marker="|", s=80, color="#1a9850"),
              ax_pred.scatter(n[~is_lime], np.zeros((~is_lime).sum()), marker="|", s=80, color="#b2182b")]
-    n_lime = int(is_lime.sum())
-    suptitle = fig.suptitle(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, n_candies, seed),
-                            fontsize=10)
+    suptitle = fig.suptitle("", fontsize=10)
     ax_post.set_xlabel("candies drawn, N")
     ax_pred.set_xlabel("candies drawn, N")
     # a figure of impossible data is drawn afresh next time
     live.start(fig, None if lines is None else "candy", (*(lines or ()), *ticks, suptitle))
-    return fig
 
 
 def plot_gibbs_vs_bayes(n_train, bayes_error, gibbs_error):

@@ -257,15 +257,21 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, live
     title = f"k = {k}, seed {seed}, after {iteration} iterations"
     same = (X.tobytes(), k, seed, true_ll, max_iter)
     live = LiveFigure() if live is None else live
-    if live.state_for(same) is not None:  # a live redraw: same run, new step
-        (points, lines, centres), ll_line, ax = live.state
-        points.set_facecolors(_point_colours(resp))
-        for j, line in enumerate(lines):
-            line.set_data(*_ellipses(m[j], c[j]).T)
-        centres.set_data(m[:, 0], m[:, 1])
-        ll_line.set_data(np.arange(len(lls)), lls)
-        ax.title.set_text(title)
-        return live.fig
+    if live.state_for(same) is None:  # the first draw: what stays for another iteration
+        _em_figure(live, same, X, hist[int(iteration)], lls, hist, true_ll, max_iter, title)
+    (points, lines, centres), ll_line, ax = live.state
+    points.set_facecolors(_point_colours(resp))
+    for j, line in enumerate(lines):
+        line.set_data(*_ellipses(m[j], c[j]).T)
+    centres.set_data(m[:, 0], m[:, 1])
+    ll_line.set_data(np.arange(len(lls)), lls)
+    ax.title.set_text(title)
+    return live.fig
+
+
+def _em_figure(live, same, X, step, lls, hist, true_ll, max_iter, title):
+    """The first drawing of :func:`plot_em_2d` (into ``live``)."""
+    w, m, c, resp, _ = step
     fig = _figure(8.6, 3.6)
     a, b = fig.subplots(1, 2, width_ratios=[1.3, 1])
     drawn = _draw_mixture(a, X, w, m, c, resp, title)
@@ -280,7 +286,6 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, live
     live.start(fig, same, (drawn, b.lines[0], a))
     # what a live redraw of another iteration changes (the rest is kept as pixels)
     live.blit([drawn[0], *drawn[1], drawn[2], b.lines[0], a.title], same)
-    return fig
 
 
 def plot_mean_field(mean, covariance, trace):
