@@ -7,6 +7,10 @@ which pyplot does lazily on its first figure. :func:`new_figure` registers one i
 so a figure returned as the last value of a cell, or passed to ``display``, always
 appears as an image (Chapter 1, "The candy bags", is the first user).
 
+Importing this module changes nothing global: :func:`use_course_style`, called by each
+chapter's hidden set-up cell, applies the course's font sizes to matplotlib and
+registers the PNG formatter.
+
 Every figure the notebooks show (pyplot figures included) goes through
 :func:`figure_png`, which draws it for the website's column on any screen:
 
@@ -23,6 +27,7 @@ The values a figure was drawn for can be stored inside the PNG (a text chunk), w
 is how the website's tests check that a static explorer shows the right frame.
 """
 import json
+import weakref
 from io import BytesIO
 
 import matplotlib
@@ -31,7 +36,7 @@ from matplotlib.transforms import Bbox
 from matplotlib.text import Text
 from PIL import Image, PngImagePlugin
 
-__all__ = ["new_figure", "clear_data", "figure_png", "figure_image", "MIN_FONT_PT", "CSS_PX_PER_IN",
+__all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data", "figure_png", "figure_image", "MIN_FONT_PT", "CSS_PX_PER_IN",
            "PIXEL_RATIO", "PHONE_COLUMN_PX", "max_width_in", "png_info"]
 
 MIN_FONT_PT = 9.0        # smallest text drawn in any figure
@@ -39,10 +44,21 @@ CSS_PX_PER_IN = 96       # display size of a figure inch (CSS px), as browsers d
 PIXEL_RATIO = 2          # image pixels per CSS px (high-density screens)
 PHONE_COLUMN_PX = 358    # text column of the site on a 390 px wide phone (measured)
 MIN_TEXT_CSS_PX = 9.0    # the smallest text a reader sees on that phone
-_RC = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
-       "xtick.labelsize": 9, "ytick.labelsize": 9, "legend.title_fontsize": 9,
-       "figure.titlesize": 11}
-matplotlib.rcParams.update(_RC)
+COURSE_RC = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
+             "xtick.labelsize": 9, "ytick.labelsize": 9, "legend.title_fontsize": 9,
+             "figure.titlesize": 11}
+_FITTED = weakref.WeakKeyDictionary()  # figure -> the size it was first shown at
+
+
+def use_course_style():
+    """Apply the course's figure style: matplotlib's font sizes (``COURSE_RC``) and, in
+    IPython, every ``Figure`` shown through :func:`figure_image`.
+
+    Called by the hidden set-up cell of every chapter (Chapter 1 first); the figures of
+    the website are drawn with it, so call it before drawing them.
+    """
+    matplotlib.rcParams.update(COURSE_RC)
+    _register_png_formatter()
 
 
 def max_width_in(min_font_pt=MIN_FONT_PT):
@@ -68,7 +84,7 @@ def _fit_for_column(fig, size=None):
         if text.get_fontsize() < MIN_FONT_PT:
             text.set_fontsize(MIN_FONT_PT)
     if size is None:
-        size = getattr(fig, "_lib_fitted_size", None)  # shown before: keep that size
+        size = _FITTED.get(fig)  # shown before: keep that size
     if size is not None:
         fig.set_size_inches(size)
         return
@@ -81,7 +97,7 @@ def _fit_for_column(fig, size=None):
         new = max(width - (drawn - limit), 0.6 * width, 0.5 * limit)
         # narrower, and a little less tall so that panels keep a sensible shape
         fig.set_size_inches(new, height * (new / width) ** 0.35)
-    fig._lib_fitted_size = tuple(fig.get_size_inches())
+    _FITTED[fig] = tuple(fig.get_size_inches())
 
 
 def png_info(data):
@@ -198,6 +214,3 @@ def new_figure(figsize=(6.4, 3.6), **kwargs):
     _register_png_formatter()
     kwargs.setdefault("layout", "constrained")
     return Figure(figsize=figsize, **kwargs)
-
-
-_register_png_formatter()

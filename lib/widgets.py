@@ -13,11 +13,11 @@ settings, told apart by :func:`static_build`:
   fast zlib; images already drawn come from a cache (``LIVE_CACHE`` per figure). When
   the first draw took over ``SLOW_S`` seconds, sliders update on release only.
   **Fast updates** (issue 17: a key press answered within 150 ms): a plot function may
-  take a keyword ``fig``; it is then called with the figure it returned last and may
-  update that figure's artists in place and return it (or return a new figure). It may
-  also list the artists it changes in ``fig._lib_moving`` with a key of
-  everything else in ``fig._lib_background``: while the key is unchanged only those
-  artists are drawn again, over a copy of the rest (see ``_draw_live``).
+  take a keyword ``live``; every call then gets the same :class:`LiveFigure`, in which
+  it keeps its figure and artists and updates them in place. It may also list the
+  artists an update changes (``LiveFigure.blit``) with a key of everything else: while
+  the key is unchanged only those artists are drawn again, over a copy of the rest.
+  Each image carries a description of what it shows (``alt``, :func:`describe_values`).
 - **static build** (the website: the environment variable ``BAYES_COURSE_STATIC=1``,
   set by the site's Sphinx extension ``_ext/static_frames.py`` for the kernels the book
   build starts): the figure is also rendered for a curated set of control values
@@ -32,23 +32,21 @@ label, alt text) must have exactly one display output.
 import base64
 import html
 import inspect
-import io
 import itertools
 import json
 import os
 import time
+from collections.abc import Mapping
 
 import ipywidgets as widgets
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Image, display
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from PIL import Image as PILImage, PngImagePlugin
 
-from .plotting import CSS_PX_PER_IN, MIN_FONT_PT, figure_image, png_info
+from .live_figure import LiveFigure, first_frame, live_png
+from .plotting import figure_image, png_info
 
-__all__ = ["interactive_figure", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
+__all__ = ["interactive_figure", "LiveFigure", "describe_values", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
 
 STATIC_ENV = "BAYES_COURSE_STATIC"
 FRAME_BUDGET = 48   # frames per figure on the website (each ~30-60 KB, ~0.2 s to draw)
@@ -71,11 +69,25 @@ def _plain(value):
     return value
 
 
+_SELECTIONS = (widgets.Dropdown, widgets.RadioButtons, widgets.Select, widgets.SelectionSlider,
+               widgets.ToggleButtons)
+
+
 def _options(control):
-    """``[(label, value), ...]`` of a selection widget, or None for a numeric one."""
-    if isinstance(control, widgets.widget_selection._Selection):
-        return [(str(label), value) for label, value in zip(control._options_labels, control._options_values)]
-    return None
+    """``[(label, value), ...]`` of a selection widget, or None for a numeric one.
+
+    Read from the public ``options`` the way ipywidgets reads them: a mapping or a list
+    of ``(label, value)`` pairs, or else a list of values labelled by ``str``.
+    """
+    if not isinstance(control, _SELECTIONS):
+        return None
+    options = control.options
+    if isinstance(options, Mapping):
+        options = options.items()
+    options = list(options)
+    if all(isinstance(o, (list, tuple)) and len(o) == 2 for o in options):
+        return [(str(label), value) for label, value in options]
+    return [(str(o), o) for o in options]
 
 
 def _sweep(control, count=SWEEP_FRAMES):
@@ -180,6 +192,23 @@ def _label(control, value):
     return str(value)
 
 
+def describe_values(controls, values, alt=None):
+    """The description (alt text) of the figure drawn for ``values``.
+
+    ``alt``: a ``str.format`` template over the control names (``"{n} draws"``), a
+    callable taking the values as keywords and returning a string, or None for
+    ``"Interactive figure: n = 3, prior = uniform"`` (each control's description and
+    the label it shows). Used for every frame and live image of :func:`interactive_figure`.
+    """
+    if alt is None:
+        shown = ", ".join(f"{c.description or name} = {_label(c, values[name])}" for name, c in controls.items())
+        return f"Interactive figure: {shown}"
+    text = alt(**values) if callable(alt) else alt.format(**values)
+    if not isinstance(text, str):
+        raise TypeError(f"alt must give a string, got {type(text).__name__}")
+    return text
+
+
 def _draw(plot, values, fixed, **png):
     fig = plot(**values, **fixed)
     plt.close(fig)  # keep pyplot from showing the figure a second time
@@ -190,137 +219,35 @@ def _key(values):
     return json.dumps({k: _plain(v) for k, v in values.items()}, sort_keys=True)
 
 
-def _accepts_fig(plot):
-    """Whether ``plot`` takes ``fig=`` (the fast-update protocol, see ``interactive_figure``)."""
+def _accepts_live(plot):
+    """Whether ``plot`` takes ``live=`` (a :class:`LiveFigure` to update in place)."""
     try:
-        return "fig" in inspect.signature(plot).parameters
+        return "live" in inspect.signature(plot).parameters
     except (TypeError, ValueError):  # a builtin or C callable: no signature to read
         return False
-
-
-def _raise_fonts(fig):
-    """Text under ``MIN_FONT_PT`` raised to it: what ``figure_png`` does, without making
-    the ticks that ``findobj`` would create (ticks made at draw time copy the first one)."""
-    texts = list(fig.texts) + [t for t in (getattr(fig, "_suptitle", None),) if t is not None]
-    for ax in fig.axes:
-        texts += [*ax.texts, ax.title, ax._left_title, ax._right_title]
-        legend = ax.get_legend()
-        if legend is not None:
-            texts += [*legend.get_texts(), legend.get_title()]
-        for axis in ax._axis_map.values():
-            texts += [axis.label, axis.offsetText]
-            for tick in [*axis.majorTicks, *axis.minorTicks]:
-                texts += [tick.label1, tick.label2]
-    for text in texts:
-        if text.get_fontsize() < MIN_FONT_PT:
-            text.set_fontsize(MIN_FONT_PT)
-
-
-def _frame(fig, data):
-    """What every live redraw keeps of the first image ``data`` of ``fig``: figure size,
-    box (inches), pixel shape, and where the layout put the axes."""
-    info = png_info(data)
-    shape = PILImage.open(io.BytesIO(data)).size[::-1]
-    title = getattr(fig, "_suptitle", None)
-    return {"size": info["lib.size_in"], "bbox": info["lib.bbox_in"], "shape": shape,
-            "positions": [ax.get_position(original=False) for ax in fig.axes],
-            "suptitle": None if title is None else title.get_position()}
-
-
-def _draw_live(fig):
-    """Draw ``fig`` on its Agg canvas; only its moving artists when nothing else changed.
-
-    A plot function that updates its figure in place may list the artists it changes in
-    ``fig._lib_moving`` (axes, lines, texts, ...) and describe everything else by a
-    hashable ``fig._lib_background``. While that key stays the same, the rest of the
-    figure is restored from a copy of its pixels. The moving artists are animated (left
-    out of a canvas draw) only while the background is drawn here, so ``savefig`` of
-    the figure still shows all of it (an animated axes or suptitle it would leave out).
-    """
-    moving = getattr(fig, "_lib_moving", None)
-    if not moving:
-        fig.canvas.draw()
-        return
-    key = getattr(fig, "_lib_background", None)
-    if getattr(fig, "_lib_drawn_background", None) != (key, fig.dpi):
-        animated = [artist.get_animated() for artist in moving]
-        for artist in moving:
-            artist.set_animated(True)
-        try:
-            fig.canvas.draw()  # everything but the moving artists
-        finally:
-            for artist, was in zip(moving, animated):
-                artist.set_animated(was)
-        fig._lib_pixels = fig.canvas.copy_from_bbox(fig.bbox)
-        fig._lib_drawn_background = (key, fig.dpi)
-    else:
-        fig.canvas.restore_region(fig._lib_pixels)
-    for artist in sorted(moving, key=lambda a: a.get_zorder()):
-        fig.draw_artist(artist)
-
-
-def _live_png(fig, values, frame):
-    """A live redraw: one Agg draw at 1x, cut to the first image's box, fast zlib.
-
-    ``frame`` (see ``_frame``): a new figure takes the first one's size and, when it has
-    as many axes, their positions (no layout pass); a figure updated in place by the
-    plot function (the fast-update protocol) keeps its own.
-    """
-    _raise_fonts(fig)  # also text that an update in place has added
-    if not getattr(fig, "_lib_live", False):
-        fig.set_size_inches(frame["size"])
-        if len(fig.axes) == len(frame["positions"]):
-            for ax, position in zip(fig.axes, frame["positions"]):
-                ax.set_position(position)
-            if frame["suptitle"] is not None and getattr(fig, "_suptitle", None) is not None:
-                fig._suptitle.set_position(frame["suptitle"])
-            fig.set_layout_engine("none")
-        fig._lib_live = True
-    fig.set_dpi(CSS_PX_PER_IN)
-    if not isinstance(fig.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(fig)
-    _draw_live(fig)
-    pixels = np.asarray(fig.canvas.buffer_rgba())
-    height = pixels.shape[0]
-    x0, y0, x1, y1 = (v * CSS_PX_PER_IN for v in frame["bbox"])
-    shape = tuple(frame["shape"])  # the first image's pixels exactly
-    out = np.empty(shape + (3,), np.uint8)  # the box may stick out of the figure
-    out[:] = (np.array(matplotlib.colors.to_rgb(fig.get_facecolor())) * 255).round().astype(np.uint8)
-    top, left = int(round(height - y1)), int(round(x0))
-    rows = slice(max(top, 0), min(top + shape[0], height))
-    cols = slice(max(left, 0), min(left + shape[1], pixels.shape[1]))
-    out[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left] = pixels[rows, cols, :3]
-    info = PngImagePlugin.PngInfo()
-    info.add_text("lib.css_width", json.dumps(out.shape[1]))
-    info.add_text("lib.pixel_ratio", "1")
-    info.add_text("lib.size_in", json.dumps([round(float(v), 4) for v in fig.get_size_inches()]))
-    info.add_text("lib.bbox_in", json.dumps(list(frame["bbox"])))
-    info.add_text("lib.values", json.dumps(values, sort_keys=True))
-    buffer = io.BytesIO()
-    PILImage.fromarray(out).save(buffer, format="png", pnginfo=info, compress_level=1)
-    return buffer.getvalue()
 
 
 class _PNG:
     """A display object: the PNG image plus the values it was drawn for (live mode)."""
 
-    def __init__(self, data, metadata, values, draw_ms=None):
-        self.data, self.metadata, self.values, self.draw_ms = data, metadata, values, draw_ms
+    def __init__(self, data, metadata, values, draw_ms=None, alt="interactive figure"):
+        self.data, self.metadata, self.values, self.draw_ms, self.alt = data, metadata, values, draw_ms, alt
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         encoded = base64.b64encode(self.data).decode("ascii")
         values = html.escape(json.dumps({k: _plain(v) for k, v in self.values.items()}, sort_keys=True))
         drawn = "" if self.draw_ms is None else f' data-draw-ms="{self.draw_ms:.1f}"'  # kernel time
         tag = (f'<img src="data:image/png;base64,{encoded}" width="{self.metadata["width"]}" '
-               f'data-values="{values}"{drawn} alt="interactive figure">')
+               f'data-values="{values}"{drawn} alt="{html.escape(self.alt)}">')
         return {"image/png": encoded, "text/html": tag}, {"image/png": self.metadata}
 
 
 class StaticExplorer:
     """The website's stand-in for the controls: HTML over precomputed frames."""
 
-    def __init__(self, controls, axes, frames):
+    def __init__(self, controls, axes, frames, alts=None):
         self.controls, self.axes, self.frames = controls, axes, frames
+        self.alts = alts or [""] * len(frames)  # each frame's description
 
     def _repr_html_(self):
         parts = ['<div class="lib-explorer" data-explorer="1">',
@@ -349,10 +276,10 @@ class StaticExplorer:
                          f'<output>{html.escape(labels[default])}</output>')
             parts.append(f'<label class="lib-explorer-control"><span>{title}</span>{field}</label>')
         parts.append('</div><div class="lib-explorer-frames" hidden>')
-        for values, data in self.frames:
+        for (values, data), alt in zip(self.frames, self.alts):
             encoded = base64.b64encode(data).decode("ascii")
             parts.append(f'<span data-values="{html.escape(json.dumps(values, sort_keys=True))}" '
-                         f'data-src="data:image/png;base64,{encoded}"></span>')
+                         f'data-src="data:image/png;base64,{encoded}" data-alt="{html.escape(alt)}"></span>')
         parts.append("</div></div>")
         return "".join(parts)
 
@@ -360,7 +287,7 @@ class StaticExplorer:
         return f"<static explorer over {len(self.frames)} frames>"
 
 
-def interactive_figure(plot, controls, *, frames=None, **fixed):
+def interactive_figure(plot, controls, *, frames=None, alt=None, **fixed):
     """Show ``plot(**defaults, **fixed)`` as an image plus controls that redraw it.
 
     Parameters
@@ -369,8 +296,8 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
         A ``lib`` function that takes keyword arguments and returns a matplotlib
         ``Figure``. It is called once with the controls' default values (the static
         image) and again, with the new values, whenever a control changes. If it takes
-        a keyword ``fig``, live redraws pass the figure it returned before, for it to
-        update in place (the fast-update protocol, module docstring).
+        a keyword ``live``, every call gets the same :class:`LiveFigure`, for the plot
+        function to update its figure in place (the fast-update protocol, module docstring).
     controls : dict
         Maps keyword names of ``plot`` to ipywidgets value widgets
         (``IntSlider``, ``Dropdown``, ``ToggleButtons``, ...).
@@ -379,6 +306,10 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
         is drawn (at most ``FRAME_BUDGET``), and each control's default value is always
         included. Controls not named stay at their default. Default: the first control
         over ``SWEEP_FRAMES`` values of its range.
+    alt : str or callable, optional
+        The description of each frame and live image (see :func:`describe_values`):
+        a ``str.format`` template over the control names or a callable taking the
+        values; default ``"Interactive figure: n = 3, prior = uniform"``.
     **fixed
         Further keyword arguments passed to ``plot`` unchanged (data, for example).
 
@@ -402,38 +333,46 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
     for name, control in controls.items():
         if not isinstance(control, widgets.ValueWidget):
             raise TypeError(f"control {name!r} is not an ipywidgets value widget")
+    if not (alt is None or isinstance(alt, str) or callable(alt)):
+        raise TypeError(f"alt must be a str.format template, a callable or None, got {type(alt).__name__}")
     axes = _frame_values(controls, frames)
     defaults = {name: c.value for name, c in controls.items()}
+    describe = lambda values: describe_values(controls, values, alt)  # noqa: E731
 
     if static_build():
         data, metadata = _draw(plot, defaults, fixed)
         info = png_info(data)  # every frame is drawn at the default's size and box
         size, bbox = info["lib.size_in"], info["lib.bbox_in"]
-        display(Image(data=data, format="png", width=metadata["width"]))
-        rendered = []
+        display(Image(data=data, format="png", width=metadata["width"], metadata={"alt": describe(defaults)}))
+        rendered, alts = [], []
         for combo in itertools.product(*axes.values()):
             values = dict(zip(axes, combo))
             key = {k: _plain(v) for k, v in values.items()}
             png = data if all(_equal(values[k], defaults[k]) for k in values) else _draw(plot, values, fixed, size=size, bbox=bbox)[0]
             rendered.append((key, png))
+            alts.append(describe(values))
         for control in controls.values():
             control.close()
-        return StaticExplorer(controls, axes, rendered)
+        return StaticExplorer(controls, axes, rendered, alts)
 
     start = time.perf_counter()
-    state = {"fig": plot(**defaults, **fixed)}
-    plt.close(state["fig"])  # keep pyplot from showing the figure a second time
-    first = _PNG(*figure_image(state["fig"], {k: _plain(v) for k, v in defaults.items()}, fast=True), defaults)
+    live = LiveFigure()
+    reuse = _accepts_live(plot)
+    if reuse:
+        plot(**defaults, **fixed, live=live)
+    else:
+        live.start(plot(**defaults, **fixed))
+    plt.close(live.fig)  # keep pyplot from showing the figure a second time
+    live.alt = describe(defaults)
+    first = _PNG(*figure_image(live.fig, {k: _plain(v) for k, v in defaults.items()}, fast=True), defaults,
+                 alt=live.alt)
     if time.perf_counter() - start > SLOW_S:
         for control in controls.values():
             if hasattr(control, "continuous_update"):
                 control.continuous_update = False
     handle = display(first, display_id=True)
-    frame = _frame(state["fig"], first.data)  # redraws keep the first image's size and box
-    reuse = _accepts_fig(plot)
-    state["fig"]._lib_live = True  # fonts raised, size set and layout done by the first image
-    if state["fig"].get_layout_engine() is not None:
-        state["fig"].set_layout_engine("none")
+    frame = first_frame(live.fig, first.data)  # redraws keep the first image's size and box
+    live.freeze()  # fonts raised, size set and layout done by the first image
     cache = {_key(defaults): first.data}
 
     def redraw(change):
@@ -442,15 +381,17 @@ def interactive_figure(plot, controls, *, frames=None, **fixed):
         key = _key(values)
         data = cache.pop(key, None)
         if data is None:
-            previous = state["fig"]
-            fig = plot(**values, **fixed, fig=previous) if reuse else plot(**values, **fixed)
-            plt.close(fig)
-            data = _live_png(fig, {k: _plain(v) for k, v in values.items()}, frame)
-            state["fig"] = fig
+            if reuse:
+                plot(**values, **fixed, live=live)
+            else:
+                live.start(plot(**values, **fixed))
+            plt.close(live.fig)
+            data = live_png(live, {k: _plain(v) for k, v in values.items()}, frame)
         cache[key] = data  # most recent last; the oldest go first
         while len(cache) > LIVE_CACHE:
             del cache[next(iter(cache))]
-        handle.update(_PNG(data, first.metadata, values, 1000 * (time.perf_counter() - start)))
+        live.alt = describe(values)
+        handle.update(_PNG(data, first.metadata, values, 1000 * (time.perf_counter() - start), alt=live.alt))
 
     for control in controls.values():
         control.observe(redraw, names="value")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from lib.hmm import HMM, casino_model
-from lib.hmm.plots import plot_baum_welch
-from lib.hmm.reference import baum_welch, baum_welch_step, match_states, record_baum_welch
+from lib.hmm.plots import plot_baum_welch, record_baum_welch
+from lib.hmm.reference import baum_welch, baum_welch_step, match_states
 
 hmmlearn = pytest.importorskip("hmmlearn.hmm")
 
@@ -216,16 +216,19 @@ def test_chapter_shows_the_bodies_of_the_plain_baum_welch():
 
 
 def test_plot_baum_welch_redraw_into_the_same_figure_equals_a_fresh_one(casino_run):
+    from lib.live_figure import LiveFigure
     from lib.plotting import figure_png
     run = casino_run[3]
     labels = dict(state_labels=["fair", "loaded"], symbol_labels="123456")
-    fig = plot_baum_welch(0, run, **labels)
-    again = plot_baum_welch(37, run, fig=fig, **labels)
+    live = LiveFigure()
+    fig = plot_baum_welch(0, run, **labels, live=live)
+    again = plot_baum_welch(37, run, live=live, **labels)
     assert again is fig                                  # updated in place
     fresh = plot_baum_welch(37, run, **labels)
     assert fresh is not fig
     size = tuple(fresh.get_size_inches())
     assert figure_png(again, fit=False, size=size) == figure_png(fresh, fit=False, size=size)
     # another run or other labels: a new figure
-    assert plot_baum_welch(3, run, fig=fig) is not fig
-    assert plot_baum_welch(3, run._replace(order=run.order[::-1]), fig=fig, **labels) is not fig
+    other = plot_baum_welch(3, run, live=live)
+    assert other is not fig and live.fig is other
+    assert plot_baum_welch(3, run._replace(order=run.order[::-1]), live=live, **labels) is not other

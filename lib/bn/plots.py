@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from lib._validation import check_scalar
+from lib.live_figure import LiveFigure
 from lib.plotting import clear_data
 
 from ._common import ImpossibleEvidenceError
@@ -108,7 +109,7 @@ def _box_point(x0, y0, x1, y1, bw, bh):
     return x0 + t * dx, y0 + t * dy
 
 
-def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=None, **evidence):
+def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, live=None, **evidence):
     """Interactive-figure callback: exact posteriors of every unobserved variable
     (variable elimination) next to a likelihood-weighting estimate from
     ``n_samples`` samples (one weighted sample serves every variable).
@@ -118,24 +119,25 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
     ``P(first state | evidence)``; right: bars of the exact posteriors and markers
     for the estimates. Returns the ``Figure``.
 
-    ``fig``: a figure this function drew before for the same network and evidence;
-    only the sampling estimates are drawn again (a live redraw of a new ``n_samples``
-    or ``seed``, see :func:`lib.widgets.interactive_figure`).
+    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before for
+    the same network and evidence; only the sampling estimates are drawn again (a live
+    redraw of a new ``n_samples`` or ``seed``, see :func:`lib.widgets.interactive_figure`).
 
     Used in: Chapter 6, section "Explaining away, interactively".
     """
     ev = {k: v for k, v in evidence.items() if v not in (None, "unobserved", "?")}
     free = [n for n in net.names if n not in ev]
     first = first_state or {n: net.states[n][0] for n in net.names}
-    same = (sorted(ev.items()), sorted(first.items()))
-    state = getattr(fig, "_lib_evidence", None)
-    if state is not None and state["net"] is net and state["same"] == same:
+    same = (net, sorted(ev.items()), sorted(first.items()))
+    live = LiveFigure() if live is None else live
+    state = live.state_for(same)
+    if state is not None:
         X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1),
                            np.random.default_rng(seed), fixed=net.evidence_codes(ev))
         est, ess = _weighted_estimates(net, X, logw, free, first)
         state["marks"].set_xdata([max(est[n], 1e-5) for n in free])
         state["label"].set_text(f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
-        return fig
+        return live.fig
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.84, wspace=0.3)
     try:
@@ -149,6 +151,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
         ax1.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True)
         ax1.axis("off")
         plot_network(net, ax=ax0, fontsize=11)
+        live.start(fig)  # nothing to update: drawn afresh next time
         return fig
     est, ess = _weighted_estimates(net, X, logw, free, first)
     text = {n: (f"= {ev[n]}" if n in ev else f"{exact[n]:.3g}") for n in net.names}
@@ -175,12 +178,9 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, fig=No
     ax1.set_xlabel("posterior probability given the evidence (log scale)", fontsize=11)
     legend = ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
     label = next(t for t in legend.get_texts() if t.get_text().startswith("likelihood weighting"))
-    fig._lib_evidence = {"net": net, "same": same, "marks": marks, "label": label}
+    live.start(fig, same, {"net": net, "marks": marks, "label": label})
     # what a live redraw of another sample size changes (the rest is kept as pixels)
-    fig._lib_moving = [marks, legend]
-    fig._lib_background = (id(net), repr(same))
-    for artist in fig._lib_moving:
-        artist.set_animated(True)
+    live.blit([marks, legend], repr(same[1:]))
     return fig
 
 
@@ -261,15 +261,16 @@ def _line(ax, pos, u, v, bw, bh, color="#33415c", lw=1.1, ls="-", head=True, zor
                                   lw=lw, ls=ls, zorder=zorder, shrinkA=0, shrinkB=0))
 
 
-def plot_dsep_explorer(net, x, y, pos=None, fig=None, **observed):
+def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
     """Interactive-figure callback for d-separation: the network with ``x`` and ``y``
     shaded red, the observed nodes (``observed[name]`` True or ``"observed"``) yellow, every edge of an
     active trail between ``x`` and ``y`` in red, the edges of blocked trails dashed;
     the right panel lists each trail and where it is blocked; the title gives the
     verdict and the numeric check of :func:`dsep_check`. Pass ``pos`` (e.g.
-    ``layered_layout(net)``, computed once) to keep redraws cheap. ``fig``: a figure
-    this function drew before for the same network and ``pos``; both panels are drawn
-    again in it (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    ``layered_layout(net)``, computed once) to keep redraws cheap. ``live``: a
+    :class:`lib.live_figure.LiveFigure` this function drew into before for the same
+    network and ``pos``; both panels are drawn again in it (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
 
     Used in: Chapter 6, section "d-separation".
     """
@@ -277,21 +278,22 @@ def plot_dsep_explorer(net, x, y, pos=None, fig=None, **observed):
     from .network import BayesNet
     given = [n for n in net.names if observed.get(n) in (True, "observed") and n not in (x, y)]
     pos = pos or layered_layout(net)
-    state = getattr(fig, "_lib_dsep", None)
-    if state is not None and state["net"] is net and state["pos"] == pos:  # a live redraw
-        ax0, ax1 = fig.axes
-        clear_data(ax0, ax1)
-        fig._suptitle.remove()  # made again below with a fresh drawing's defaults (its colour)
+    live = LiveFigure() if live is None else live
+    state = live.state_for((net, dict(pos)))
+    if state is not None:  # a live redraw
+        clear_data(*state["axes"])
+        state["title"].remove()  # made again below with a fresh drawing's defaults (its colour)
     else:
-        fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
         fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
-        fig._lib_dsep = {"net": net, "pos": dict(pos)}
+        state = live.start(fig, (net, dict(pos)), {"axes": axes})
+    (ax0, ax1), fig = state["axes"], live.fig
     colors = {n: "#f6c85f" if n in given else ("#f4a6a6" if n in (x, y) else "#e8eef7")
               for n in net.names}
     if x == y:
         plot_network(net, ax=ax0, pos=pos, colors=colors, fontsize=10)
         ax1.axis("off")
-        fig.suptitle("choose two different variables x and y")
+        state["title"] = fig.suptitle("choose two different variables x and y")
         return fig
     bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in net.names))
     bh = 0.34
@@ -329,8 +331,8 @@ def plot_dsep_explorer(net, x, y, pos=None, fig=None, **observed):
     except ImpossibleEvidenceError:
         check = "no possible evidence for Z"
     verdict = "d-separated" if sep else "d-connected"
-    fig.suptitle(f"{x} and {y} given Z = {{{zt}}}: {verdict}\n{check}", fontsize=11,
-                 color="#1f5f1f" if sep else "#a01010")
+    state["title"] = fig.suptitle(f"{x} and {y} given Z = {{{zt}}}: {verdict}\n{check}", fontsize=11,
+                                  color="#1f5f1f" if sep else "#a01010")
     return fig
 
 

@@ -21,11 +21,12 @@ Evidence of probability zero (no state path can produce the sequence) raises
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (NotFittedError, check_array, check_probability_vector, check_rng,
-                             check_scalar, check_stochastic_matrix, describe)
+from lib._validation import (NotFittedError, check_probability_vector, check_rng,
+                             check_scalar, check_stochastic_matrix)
 from lib.errors import ImpossibleEvidenceError
 
 from . import fast, reference
+from .reference import check_symbols
 
 _FLOOR_PRODUCT = 1e-280             # smallest sum of alpha * beta (or of xi) trusted
 
@@ -33,20 +34,6 @@ _FLOOR_PRODUCT = 1e-280             # smallest sum of alpha * beta (or of xi) tr
 
 
 # ---------------------------------------------------------------------- checks
-def _check_symbols(obs, n_symbols, name="obs"):
-    """``obs`` as a 1-D integer array of symbols in ``0 .. n_symbols-1``."""
-    a = check_array(obs, name, ndim=1, dtype=None)
-    if a.dtype.kind == "b":
-        raise TypeError(f"{name} must hold integer symbols 0..{n_symbols - 1}, got booleans")
-    if a.dtype.kind == "f" and np.any(a != np.round(a)):
-        raise ValueError(f"{name} must hold integer symbols 0..{n_symbols - 1}, "
-                         f"got {describe(a[a != np.round(a)][0])}")
-    if a.min() < 0 or a.max() >= n_symbols:
-        raise ValueError(f"{name} must hold symbols in 0..{n_symbols - 1}, "
-                         f"got values from {a.min():g} to {a.max():g}")
-    return np.ascontiguousarray(a, dtype=np.intp)     # (one compiled version of each loop)
-
-
 def _impossible(model, obs, log_alpha=None):
     """The error for a sequence of probability zero, naming the first impossible step."""
     if log_alpha is None:
@@ -167,7 +154,7 @@ class HMM:
         (for models whose products stay above the smallest double).
         Used in: Chapter 8, section "Filtering: the forward algorithm".
         """
-        obs = _check_symbols(obs, self.n_symbols)
+        obs = check_symbols(obs, self.n_symbols)
         return reference.forward(self.start, self.transition, self._likelihoods(obs))
 
     def backward_plain(self, obs):
@@ -175,7 +162,7 @@ class HMM:
 
         Used in: Chapter 8, section "Smoothing: the forward-backward algorithm".
         """
-        obs = _check_symbols(obs, self.n_symbols)
+        obs = check_symbols(obs, self.n_symbols)
         return reference.backward(self.transition, self._likelihoods(obs))
 
     def viterbi_plain(self, obs):
@@ -185,7 +172,7 @@ class HMM:
         it does not refuse impossible evidence (it returns ``-inf``).
         Used in: Chapter 8, section "The most likely path: Viterbi".
         """
-        obs = _check_symbols(obs, self.n_symbols)
+        obs = check_symbols(obs, self.n_symbols)
         return reference.viterbi(*self._logs(obs))
 
     # -------------------------------------------------------------- fast versions
@@ -249,7 +236,7 @@ class HMM:
         return counts
 
     def _checked_forward_backward(self, obs, need_beta=True):
-        obs = _check_symbols(obs, self.n_symbols)
+        obs = check_symbols(obs, self.n_symbols)
         result = self._forward_backward_many([obs], need_beta)[0]
         if result[2] == -np.inf:
             raise _impossible(self, obs, result[0])
@@ -260,7 +247,7 @@ class HMM:
 
         Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
         """
-        obs = _check_symbols(obs, self.n_symbols)
+        obs = check_symbols(obs, self.n_symbols)
         ll, exact = fast.log_likelihood(self, obs)
         if exact:
             return ll
@@ -303,7 +290,7 @@ class HMM:
         Same result as :meth:`viterbi_plain` (up to exact ties); see
         :func:`lib.hmm.fast.viterbi`. Used in: Chapter 8, section "Making it fast".
         """
-        obs = _check_symbols(obs, self.n_symbols)
+        obs = check_symbols(obs, self.n_symbols)
         path, log_p = fast.viterbi(self, obs)
         if log_p == -np.inf:
             raise _impossible(self, obs)
@@ -350,7 +337,7 @@ class HMM:
                             f"got {type(sequences).__name__}") from None
         if not sequences:
             raise ValueError("fit needs at least one observation sequence, got none")
-        sequences = [_check_symbols(s, self.n_symbols, f"sequences[{i}]") for i, s in enumerate(sequences)]
+        sequences = [check_symbols(s, self.n_symbols, f"sequences[{i}]") for i, s in enumerate(sequences)]
         n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
         tol = check_scalar(tol, "tol", allow_inf=True)
         N, M = self.n_states, self.n_symbols

@@ -1,15 +1,19 @@
-"""Figures of Chapter 8 ("Hidden Markov models"). The algorithms live in
-:mod:`lib.hmm`; this module only draws."""
+"""Figures of Chapter 8 ("Hidden Markov models") and the data they show. The algorithms
+live in :mod:`lib.hmm`; this module only draws, and records a Baum-Welch run for its
+figure (:func:`record_baum_welch`)."""
 import functools
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib.patches import Circle
 
 from lib._validation import check_scalar
+from lib.live_figure import LiveFigure
 from lib.plotting import new_figure
 
 from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, rolls_to_symbols
-from .model import _check_symbols
+from .model import HMM
+from .reference import check_symbols, match_states
 
 
 def plot_unrolled_network(n_steps=4):
@@ -38,53 +42,49 @@ def _circle(centre, radius, colour):
 
 
 def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=None,
-                       title=None, fig=None):
+                       title=None, live=None):
     """Filtered ``P(X_t = state | e_1..e_t)`` and smoothed ``P(X_t = state | e_1..e_T)``
-    along one sequence, with the Viterbi path as a band underneath. ``fig``: a figure
-    this function drew before for the same model and labels; it gets the new sequence
-    in its lines, band and symbols (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    along one sequence, with the Viterbi path as a band underneath. ``live``: a
+    :class:`lib.live_figure.LiveFigure` this function drew into before for the same
+    model and labels; it gets the new sequence in its lines, band and symbols (a live
+    redraw, see :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
 
     Used in: Chapter 8, sections "Filtering versus smoothing" and "Try it: reading the dice".
     """
-    obs = _check_symbols(obs, model.n_symbols)
+    obs = check_symbols(obs, model.n_symbols)
     T = len(obs)
     filtered, smoothed = model.filter(obs)[:, state], model.smooth(obs)[:, state]
     path, _ = model.viterbi(obs)
     t = np.arange(1, T + 1)
     marker = "o" if T <= 60 else None
-    same = (state, state_name, symbol_labels, marker)
-    drawn = getattr(fig, "_lib_hmm", None)
-    if drawn is not None and drawn["model"] is model and drawn["same"] == same:
-        ax, band = fig.axes
-        for line, values in zip(ax.lines, (filtered, smoothed)):
-            line.set_data(t, values)
-        for text in list(ax.texts):
-            text.remove()
-        if symbol_labels is not None and T <= 60:
-            _print_symbols(ax, t, obs, symbol_labels)
-        if title:
-            ax.set_title(title, fontsize=10)
-        band.images[0].set_data((path == state)[None, :])
-        band.images[0].set_extent((0.5, T + 0.5, 0, 1))
-        band.set_xlim(0.5, T + 0.5)
-        return fig
-    fig = new_figure((8.0, 3.6))
-    ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
-    ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
-    ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_ylabel(f"P({state_name})")
-    ax.legend(loc="upper left", fontsize=8, ncol=2)
+    same = (model, state, state_name, symbol_labels, marker)
+    live = LiveFigure() if live is None else live
+    if live.state_for(same) is None:  # the first draw: what stays for another sequence
+        fig = new_figure((8.0, 3.6))
+        ax, band = fig.subplots(2, 1, sharex=True, gridspec_kw=dict(height_ratios=[5, 1]))
+        ax.plot(t, filtered, marker=marker, markersize=4, label="filtered (evidence so far)")
+        ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_ylabel(f"P({state_name})")
+        ax.legend(loc="upper left", fontsize=8, ncol=2)
+        band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
+                    extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
+        band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
+        band.set_xlabel("time step t")
+        live.start(fig, same, (ax, band))
+    ax, band = live.state
+    for line, values in zip(ax.lines, (filtered, smoothed)):
+        line.set_data(t, values)
+    for text in list(ax.texts):
+        text.remove()
     if symbol_labels is not None and T <= 60:
         _print_symbols(ax, t, obs, symbol_labels)
     if title:
         ax.set_title(title, fontsize=10)
-    band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
-                extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
-    band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
-    band.set_xlabel("time step t")
-    fig._lib_hmm = {"model": model, "same": same}
-    return fig
+    band.images[0].set_data((path == state)[None, :])
+    band.images[0].set_extent((0.5, T + 0.5, 0, 1))
+    band.set_xlim(0.5, T + 0.5)
+    return live.fig
 
 
 def _print_symbols(ax, t, obs, symbol_labels):
@@ -107,33 +107,75 @@ def plot_log_likelihood(history, reference=None):
     return fig
 
 
-def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, fig=None):
+class BaumWelchRun(NamedTuple):
+    """Every iteration of one Baum-Welch run, states aligned to a true model (see
+    :func:`record_baum_welch`). Index ``k`` = after ``k`` updates."""
+    transitions: np.ndarray        # (K + 1, N, N)
+    emissions: np.ndarray          # (K + 1, N, M)
+    log_likelihoods: np.ndarray    # (K + 1,)
+    order: np.ndarray              # learned state order[i] plays true state i
+    true_transition: np.ndarray
+    true_emission: np.ndarray
+    true_log_likelihood: float
+
+
+def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
+    """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) one
+    iteration at a time with the fast :meth:`lib.hmm.HMM.fit`, keeping the parameters
+    and log-likelihood after every iteration, for :func:`lib.hmm.plots.plot_baum_welch`
+    (same stopping rule as :func:`baum_welch`). The learned states are put in the order
+    of the true model ``truth``'s by the permutation :func:`match_states` finds for the
+    *final* parameters (one order for all iterations).
+    Used in: Chapter 8, section "Watching Baum-Welch learn".
+    """
+    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
+    tol = check_scalar(tol, "tol", allow_inf=True)
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
+        sequences = [sequences]
+    fitted = HMM(model.start, model.transition, model.emission)
+    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
+    for _ in range(n_iter):
+        fitted.fit(sequences, n_iter=1)
+        log_likelihoods += fitted.log_likelihoods_
+        transitions.append(fitted.transition.copy())
+        emissions.append(fitted.emission.copy())
+        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
+            break
+    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
+    order = match_states(fitted.emission, truth.emission)
+    return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
+                        np.array(log_likelihoods), order, truth.transition, truth.emission,
+                        float(sum(truth.log_likelihood(obs) for obs in sequences)))
+
+
+def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, live=None):
     """The interactive figure of Baum-Welch: the transition and emission matrices after
     ``iteration`` updates under the true ones, as heatmaps, and below them the
     log-likelihood per iteration with the current one marked. ``run`` comes from
-    :func:`lib.hmm.reference.record_baum_welch` (nothing is fitted here). ``fig``: a
-    figure this function drew before for the same run and labels; only the learned
-    matrices and the marker change (a live redraw, see
-    :func:`lib.widgets.interactive_figure`).
+    :func:`record_baum_welch` (nothing is fitted here). ``live``: a
+    :class:`lib.live_figure.LiveFigure` this function drew into before for the same run
+    and labels; only the learned matrices and the marker change (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). The first draw goes through the same update.
+    Returns the ``Figure``.
     Used in: Chapter 8, section "Watching Baum-Welch learn".
     """
     k = check_scalar(iteration, "iteration", kind="integer", low=0, high=len(run.log_likelihoods) - 1)
     n, m = run.true_emission.shape
     labels = ([f"state {i}" for i in range(n)] if state_labels is None else list(state_labels),
               [str(s) for s in range(m)] if symbol_labels is None else list(symbol_labels))
-    state = getattr(fig, "_lib_baum_welch", None)
-    if state is None or state["run"] is not run or state["labels"] != labels:
-        fig = _baum_welch_figure(run, *labels)
-        state = fig._lib_baum_welch
+    live = LiveFigure() if live is None else live
+    state = live.state_for((run, labels))
+    if state is None:  # the first draw: everything that does not move
+        fig, parts = _baum_welch_figure(run, *labels)
+        state = live.start(fig, (run, labels), parts)
     for image, texts, matrix in zip(state["images"], state["texts"], (run.transitions[k], run.emissions[k])):
         image.set_data(matrix)
         _write_values(texts, matrix)
     state["row_label"].set_text(f"iteration {k}")
     state["marker"].set_data([k], [run.log_likelihoods[k]])
-    # blitting (see lib.widgets._draw_live): the learned row and the marker move
-    fig._lib_moving = [*(image.axes for image in state["images"]), state["marker"]]
-    fig._lib_background = "baum-welch"
-    return fig
+    # blitting: the learned row and the marker move
+    live.blit([*(image.axes for image in state["images"]), state["marker"]], "baum-welch")
+    return live.fig
 
 
 def _write_values(texts, matrix):
@@ -168,9 +210,8 @@ def _baum_welch_figure(run, state_labels, symbol_labels):
     ax.set_xlabel("iteration")
     ax.set_ylabel("log-likelihood")
     ax.legend(loc="lower right")
-    fig._lib_baum_welch = {"run": run, "labels": (state_labels, symbol_labels), "images": images[2:],
-                           "texts": texts[2:], "row_label": fig.axes[2].yaxis.label, "marker": marker}
-    return fig
+    return fig, {"images": images[2:], "texts": texts[2:], "row_label": fig.axes[2].yaxis.label,
+                 "marker": marker}
 
 
 def plot_letter_emissions(emission, labels=ALPHABET):
@@ -195,12 +236,12 @@ def _default_casino():
 
 
 def plot_casino_sequence(rolls=CASINO_EXAMPLES["mostly fair, then a run of sixes"], model=None,
-                         fig=None):
+                         live=None):
     """The interactive figure of Chapter 8: for a string of die rolls, the filtered and
     smoothed probability that the loaded die is in use, and the Viterbi path
-    (``fig``: see :func:`plot_filter_smooth`).
+    (``live``: see :func:`plot_filter_smooth`).
     Used in: Chapter 8, section "Try it: reading the dice"."""
     model = _default_casino() if model is None else model
     obs = rolls_to_symbols(rolls)
     return plot_filter_smooth(model, obs, state=1, state_name="loaded",
-                              symbol_labels="123456", title=f"{len(obs)} rolls", fig=fig)
+                              symbol_labels="123456", title=f"{len(obs)} rolls", live=live)

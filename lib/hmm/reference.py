@@ -18,16 +18,12 @@ Two flavours:
 
 :func:`baum_welch_step` and :func:`baum_welch` (EM for HMMs, built on :func:`forward`
 and :func:`backward`) check their arguments, since a reader calls them directly.
-:func:`match_states` finds which learned state is which true one (label switching);
-:func:`record_baum_welch` keeps every iteration of a fast :meth:`lib.hmm.HMM.fit` run
-for the chapter's Baum-Welch figure.
+:func:`match_states` finds which learned state is which true one (label switching).
 """
-from typing import NamedTuple
-
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from lib._validation import check_probability_vector, check_scalar, check_stochastic_matrix
+from lib._validation import check_array, check_probability_vector, check_scalar, check_stochastic_matrix, describe
 
 _TINY = np.finfo(float).tiny
 
@@ -192,57 +188,29 @@ def match_states(emission, true_emission):
     return linear_sum_assignment(cost)[1]
 
 
-class BaumWelchRun(NamedTuple):
-    """Every iteration of one Baum-Welch run, states aligned to a true model (see
-    :func:`record_baum_welch`). Index ``k`` = after ``k`` updates."""
-    transitions: np.ndarray        # (K + 1, N, N)
-    emissions: np.ndarray          # (K + 1, N, M)
-    log_likelihoods: np.ndarray    # (K + 1,)
-    order: np.ndarray              # learned state order[i] plays true state i
-    true_transition: np.ndarray
-    true_emission: np.ndarray
-    true_log_likelihood: float
-
-
-def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
-    """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) one
-    iteration at a time with the fast :meth:`lib.hmm.HMM.fit`, keeping the parameters
-    and log-likelihood after every iteration, for :func:`lib.hmm.plots.plot_baum_welch`
-    (same stopping rule as :func:`baum_welch`). The learned states are put in the order
-    of the true model ``truth``'s by the permutation :func:`match_states` finds for the
-    *final* parameters (one order for all iterations).
-    Used in: Chapter 8, section "Watching Baum-Welch learn".
-    """
-    from .model import HMM                     # (model imports this module)
-    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
-    tol = check_scalar(tol, "tol", allow_inf=True)
-    if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
-        sequences = [sequences]
-    fitted = HMM(model.start, model.transition, model.emission)
-    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
-    for _ in range(n_iter):
-        fitted.fit(sequences, n_iter=1)
-        log_likelihoods += fitted.log_likelihoods_
-        transitions.append(fitted.transition.copy())
-        emissions.append(fitted.emission.copy())
-        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
-            break
-    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
-    order = match_states(fitted.emission, truth.emission)
-    return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
-                        np.array(log_likelihoods), order, truth.transition, truth.emission,
-                        float(sum(truth.log_likelihood(obs) for obs in sequences)))
-
-
 def _rows(counts, previous):
     """Rows of ``counts`` divided by their sums; a row without counts keeps ``previous``."""
     sums = counts.sum(axis=1, keepdims=True)
     return np.where(sums > 0, counts / np.where(sums > 0, sums, 1.0), previous)
 
 
+def check_symbols(obs, n_symbols, name="obs"):
+    """``obs`` as a 1-D integer array of symbols in ``0 .. n_symbols-1`` (every function of
+    :mod:`lib.hmm` that takes observations checks them with this)."""
+    a = check_array(obs, name, ndim=1, dtype=None)
+    if a.dtype.kind == "b":
+        raise TypeError(f"{name} must hold integer symbols 0..{n_symbols - 1}, got booleans")
+    if a.dtype.kind == "f" and np.any(a != np.round(a)):
+        raise ValueError(f"{name} must hold integer symbols 0..{n_symbols - 1}, "
+                         f"got {describe(a[a != np.round(a)][0])}")
+    if a.min() < 0 or a.max() >= n_symbols:
+        raise ValueError(f"{name} must hold symbols in 0..{n_symbols - 1}, "
+                         f"got values from {a.min():g} to {a.max():g}")
+    return np.ascontiguousarray(a, dtype=np.intp)     # (one compiled version of each loop)
+
+
 def _check_baum_welch(start, transition, emission, sequences):
     """The arguments of :func:`baum_welch_step`, checked (parameters exactly normalised)."""
-    from .model import _check_symbols          # (model imports this module)
     start = check_probability_vector(start, "start")
     n = len(start)
     transition = check_stochastic_matrix(transition, "transition", shape=(n, n))
@@ -252,7 +220,7 @@ def _check_baum_welch(start, transition, emission, sequences):
                         "(wrap it in a list: [obs])")
     if isinstance(sequences, (str, bytes)) or not hasattr(sequences, "__iter__"):
         raise TypeError(f"sequences must be a list of observation sequences, got {type(sequences).__name__}")
-    sequences = [_check_symbols(obs, emission.shape[1], f"sequences[{i}]") for i, obs in enumerate(sequences)]
+    sequences = [check_symbols(obs, emission.shape[1], f"sequences[{i}]") for i, obs in enumerate(sequences)]
     if not sequences:
         raise ValueError("sequences must hold at least one observation sequence, got none")
     return (start / start.sum(), transition / transition.sum(axis=1, keepdims=True),

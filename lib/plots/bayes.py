@@ -10,6 +10,7 @@ from matplotlib.ticker import MaxNLocator
 from lib._validation import check_scalar
 from lib.bayes import (CANDY_BAGS, CANDY_PRIOR, CANDY_PRIORS, bayes_table, brute_force_map,
                        candy_learner, interval_concepts)
+from lib.live_figure import LiveFigure
 from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_bayes",
@@ -20,14 +21,15 @@ __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_baye
 _BAG_COLOURS = ("#b2182b", "#ef8a62", "#999999", "#67a9cf", "#1a9850")
 
 
-def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, fig=None):
+def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, live=None):
     """The medical test in natural frequencies (left) and P(disease | positive) (right).
 
     Left: of 10 000 people tested, how many test positive with and without the disease.
     Right: ``P(disease | positive)`` against the prevalence (log scale) for the chosen
     sensitivity and specificity, the chosen prevalence marked. Plain arithmetic, so a
-    redraw is cheap. ``fig``: a figure this function drew before; its axes are drawn
-    again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    redraw is cheap. ``live``: a :class:`lib.live_figure.LiveFigure` this function drew
+    into before; its axes are drawn again (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 1, section "A medical test".
     """
     for name, value in [("prevalence", prevalence), ("sensitivity", sensitivity),
@@ -36,15 +38,15 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, fig=None
     n = 10_000
     true_pos = n * prevalence * sensitivity
     false_pos = n * (1 - prevalence) * (1 - specificity)
-    live = getattr(fig, "_lib_base_rate", False)
-    if live:  # a live redraw: the same axes, drawn again
-        ax_bar, ax_curve = fig.axes
-        clear_data(ax_bar, ax_curve)
-    else:
+    live = LiveFigure() if live is None else live
+    if live.state_for("base rate") is None:  # the first draw: the axes
         fig = new_figure((9, 3.6))
         ax_bar, ax_curve = fig.subplots(1, 2)
         ax_curve.set_xscale("log")
-        fig._lib_base_rate = True
+        live.start(fig, "base rate", (ax_bar, ax_curve))
+    else:  # a live redraw: the same axes, drawn again
+        clear_data(*live.state)
+    ax_bar, ax_curve = live.state
     bars = ax_bar.bar(["ill, test +", "healthy, test +"], [true_pos, false_pos],
                       color=["#b2182b", "#67a9cf"])
     ax_bar.bar_label(bars, labels=[f"{true_pos:,.0f}", f"{false_pos:,.0f}"], padding=2)
@@ -59,15 +61,9 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, fig=None
     ax_curve.set(xlabel="prevalence P(ill)", ylabel="P(ill | positive test)", ylim=(-0.02, 1.02),
                  title=f"(b) sensitivity {sensitivity:g}, specificity {specificity:g}")
     ax_curve.grid(alpha=0.3)
-    if live:  # only panel (a) and the marks of (b) are drawn again, see lib.widgets._draw_live
-        _moving(fig, "base rate", [ax_bar, curve_line, dot, ax_curve.title])
-    return fig
-
-
-def _moving(fig, background, artists):
-    """Blitting for a live redraw: ``artists`` change, the rest (described by the key
-    ``background``) stays as pixels (see :func:`lib.widgets._draw_live`)."""
-    fig._lib_moving, fig._lib_background = artists, background
+    # in a live redraw only panel (a) and the marks of (b) are drawn again
+    live.blit([ax_bar, curve_line, dot, ax_curve.title], "base rate")
+    return live.fig
 
 
 def version_space_data(n_examples=20, target=(3, 7), n_points=10, seed=0):
@@ -81,7 +77,7 @@ def version_space_data(n_examples=20, target=(3, 7), n_points=10, seed=0):
     return x, ((x >= target[0]) & (x < target[1])).astype(int)
 
 
-def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0, fig=None):
+def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0, live=None):
     """Posterior of the brute-force MAP learner over the interval concepts after ``m`` examples.
 
     Left: the instances ``0 .. n_points-1``, the target interval (shaded) and the first
@@ -89,9 +85,10 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0,
     negative). Right: ``P(h | D)`` of every interval ``[a, b)`` as a grid over ``a`` and
     ``b - 1`` (the empty concept in the title), from :func:`lib.bayes.brute_force_map`;
     ``prior`` is ``"uniform"`` or ``"short intervals"`` (``P(h)`` proportional to
-    ``0.7 ** length``). ``fig``: a figure this function drew before for the same
-    ``target``, ``n_points`` and ``seed``; its examples, image, star and title are given
-    the new values (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    ``0.7 ** length``). ``live``: a :class:`lib.live_figure.LiveFigure` this function
+    drew into before for the same ``target``, ``n_points`` and ``seed``; its examples,
+    image, star and title are given the new values (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 1, section "Consistent learners and brute-force MAP".
     """
     concepts = interval_concepts(n_points)
@@ -114,19 +111,28 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0,
     each = f", each {1 / size:.3g}" if prior == "uniform" else ""
     empty = f"; empty concept {post[0]:.3g}" if post[0] > 0 else ""
     title = f"{m} examples, {prior} prior: |VS| = {size}{each}{empty}"
-    state = getattr(fig, "_lib_version_space", None)
-    if state is not None and state["same"] == (tuple(target), n_points, seed):  # a live redraw
-        for label, line in state["examples"].items():
-            seen = np.unique(x[y == label])
-            line.set_data(seen, np.zeros(seen.size))
-        state["image"].set_data(grid)
-        state["image"].set_clim(0, max(post.max(), 1e-12))
-        state["star"].set_data(*star)
-        fig._suptitle.set_text(title)
-        # the image covers the inner edge of its panel's spines: they are drawn again too
-        _moving(fig, state["same"], [*state["examples"].values(), state["image"], state["star"],
-                                     *fig.axes[1].spines.values(), fig.axes[-1], fig._suptitle])
-        return fig
+    live = LiveFigure() if live is None else live
+    same = (tuple(target), n_points, seed)
+    if live.state_for(same) is None:  # the first draw: everything that does not move
+        _version_space_figure(live, same, x, y, grid, post, star, title)
+    state = live.state
+    for label, line in state["examples"].items():
+        seen = np.unique(x[y == label])
+        line.set_data(seen, np.zeros(seen.size))
+    state["image"].set_data(grid)
+    state["image"].set_clim(0, max(post.max(), 1e-12))
+    state["star"].set_data(*star)
+    state["title"].set_text(title)
+    # the image covers the inner edge of its panel's spines: they are drawn again too
+    fig = live.fig
+    live.blit([*state["examples"].values(), state["image"], state["star"],
+               *fig.axes[1].spines.values(), fig.axes[-1], state["title"]], same)
+    return fig
+
+
+def _version_space_figure(live, same, x, y, grid, post, star, title):
+    """The first drawing of :func:`plot_version_space` (into ``live``)."""
+    target, n_points, _ = same
     fig = new_figure((6.4, 5.4))
     ax_line, ax_post = fig.subplots(2, 1, gridspec_kw={"height_ratios": [1, 5]})
     ax_line.axvspan(target[0] - 0.5, target[1] - 0.5, color="#fddbc7", label="target")
@@ -147,10 +153,8 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0,
     ax_post.set(xlabel="last point inside the interval, b - 1",
                 ylabel="first point inside, a",
                 xticks=np.arange(n_points), yticks=np.arange(n_points))
-    fig.suptitle(title, fontsize=10)
-    fig._lib_version_space = {"same": (tuple(target), n_points, seed), "examples": examples,
-                              "image": image, "star": star_line}
-    return fig
+    live.start(fig, same, {"examples": examples, "image": image, "star": star_line,
+                           "title": fig.suptitle(title, fontsize=10)})
 
 
 def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
@@ -202,9 +206,9 @@ def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
     return posts, bayes_line, map_line
 
 
-def _update_path(fig, learner, data):
+def _update_path(live, learner, data):
     """Chapter 1's interactive figure moved to new draws: new data in the same lines."""
-    posts, bayes_line, map_line, lime_ticks, cherry_ticks = fig._lib_candy
+    posts, bayes_line, map_line, lime_ticks, cherry_ticks, _ = live.state
     path = learner.posterior_path(data)
     lime = learner.outcomes.index("lime")
     n = np.arange(len(data) + 1)
@@ -215,13 +219,13 @@ def _update_path(fig, learner, data):
     is_lime = np.array([d == "lime" for d in data], dtype=bool)
     lime_ticks.set_offsets(np.c_[n[1:][is_lime], np.zeros(is_lime.sum())])
     cherry_ticks.set_offsets(np.c_[n[1:][~is_lime], np.zeros((~is_lime).sum())])
-    for ax in fig.axes:
+    for ax in live.fig.axes:
         ax.relim()
         ax.autoscale_view(scaley=False)
     return int(is_lime.sum())
 
 
-def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, fig=None):
+def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, live=None):
     """Random draws from one bag: how posteriors and predictions evolve.
 
     Draws ``n_candies`` candies from bag ``h_{true_bag}`` (1..5) with
@@ -242,9 +246,11 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, fi
         Number of candies drawn (0 or more).
     seed : int
         Seed of the random draws.
-    fig : Figure, optional
-        A figure this function drew before: its lines are given the new data and it is
-        returned (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    live : lib.live_figure.LiveFigure, optional
+        Where this function drew before: its lines are given the new data (a live
+        redraw, see :func:`lib.widgets.interactive_figure`).
+
+    Returns the ``Figure``.
     """
     if isinstance(prior, str):
         if prior not in CANDY_PRIORS:
@@ -259,14 +265,22 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, fi
     learner = candy_learner(prior)
     data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
     title = "{} prior, true bag $h_{}$: {} lime and {} cherry in {} draws (seed {})"
-    if getattr(fig, "_lib_candy", None) is not None:  # a live redraw: same artists, new data
-        try:
-            n_lime = _update_path(fig, learner, data)
-            fig._suptitle.set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime,
-                                                n_candies, seed))
-            return fig
-        except ValueError:
-            pass  # impossible data: the full drawing below says so
+    live = LiveFigure() if live is None else live
+    if live.state_for("candy") is None:  # the first draw: lines, ticks and title
+        _candy_figure(live, learner, data)
+    try:
+        if live.key == "candy":  # the same artists, new data
+            _update_path(live, learner, data)
+    except ValueError:  # impossible data after possible ones: a figure that says so
+        _candy_figure(live, learner, data)
+    n_lime = sum(d == "lime" for d in data)
+    live.state[-1].set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, n_candies, seed))
+    return live.fig
+
+
+def _candy_figure(live, learner, data):
+    """The first drawing of :func:`plot_candy_experiment` (into ``live``): its lines, ticks
+    and title; without lines when the data are impossible under the prior."""
     fig = new_figure((9, 3.6))
     ax_post, ax_pred = fig.subplots(1, 2)
     lines = None
@@ -278,17 +292,15 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, fi
         for ax in (ax_post, ax_pred):
             ax.text(0.5, 0.5, "data impossible under the prior:\nposterior undefined",
                     ha="center", va="center", transform=ax.transAxes)
-    n = np.arange(1, n_candies + 1)
+    n = np.arange(1, len(data) + 1)
     is_lime = np.array([d == "lime" for d in data], dtype=bool)
     ticks = [ax_pred.scatter(n[is_lime], np.zeros(is_lime.sum()), marker="|", s=80, color="#1a9850"),
              ax_pred.scatter(n[~is_lime], np.zeros((~is_lime).sum()), marker="|", s=80, color="#b2182b")]
-    n_lime = int(is_lime.sum())
-    fig.suptitle(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, n_candies, seed),
-                 fontsize=10)
+    suptitle = fig.suptitle("", fontsize=10)
     ax_post.set_xlabel("candies drawn, N")
     ax_pred.set_xlabel("candies drawn, N")
-    fig._lib_candy = None if lines is None else (*lines, *ticks)
-    return fig
+    # a figure of impossible data is drawn afresh next time
+    live.start(fig, None if lines is None else "candy", (*(lines or ()), *ticks, suptitle))
 
 
 def plot_gibbs_vs_bayes(n_train, bayes_error, gibbs_error):

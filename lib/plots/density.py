@@ -5,6 +5,7 @@ from :mod:`lib.density`.
 import numpy as np
 
 from lib.density import _points, kernel_density, knn_density, mixture_density
+from lib.live_figure import LiveFigure
 from lib.plotting import new_figure
 
 __all__ = ["plot_sample", "plot_estimates", "plot_cross_validation", "plot_density_sliders",
@@ -94,12 +95,12 @@ def plot_cross_validation(k_values, k_scores, widths, w_scores):
     return fig
 
 
-def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, fig=None):
+def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, live=None):
     """The interactive figure of Chapter 9: the true density, the kNN estimate for
     ``k`` and the kernel estimate for ``width``, side by side (fast: under 100 ms).
-    ``fig``: a figure this function drew before for the same ``data`` and ``n_grid``;
-    its two estimate images get the new values (a live redraw, see
-    :func:`lib.widgets.interactive_figure`).
+    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before for
+    the same ``data`` and ``n_grid``; its two estimate images get the new values (a live
+    redraw, see :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
 
     Used in: Chapter 9, section "Try it: k and w".
     """
@@ -108,11 +109,17 @@ def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, fig=None):
     estimates = [(knn_density(grid, data, k), f"kNN, k = {k}"),
                  (kernel_density(grid, data, width), f"kernel, w = {width:.3f}")]
     same = (n_grid, data.tobytes())
-    if getattr(fig, "_lib_density", None) == same:  # a live redraw: new pictures, same axes
-        for ax, (values, title) in zip(fig.axes[1:], estimates):
-            ax.images[0].set_data(values.reshape(n_grid, n_grid))
-            ax.title.set_text(title)
-        return fig
+    live = LiveFigure() if live is None else live
+    if live.state_for(same) is None:  # the first draw
+        _density_figure(live, same, data, grid, n_grid, estimates)
+    for ax, (values, title) in zip(live.state, estimates):  # the estimates' pictures
+        ax.images[0].set_data(values.reshape(n_grid, n_grid))
+        ax.title.set_text(title)
+    return live.fig
+
+
+def _density_figure(live, same, data, grid, n_grid, estimates):
+    """The first drawing of :func:`plot_density_sliders` (into ``live``)."""
     truth = mixture_density(grid)
     vmax = truth.max() * 1.3
     fig = new_figure((9.0, 3.1))
@@ -122,13 +129,10 @@ def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, fig=None):
         _show_density(ax, values, n_grid, title, vmax)
     for ax in axes[1:]:
         ax.scatter(data[:, 0], data[:, 1], s=3, color="w", alpha=0.7)
-    fig._lib_density = same
+    live.start(fig, same, axes[1:])
     # what a live redraw changes (the true density and the frames are kept as pixels)
-    fig._lib_moving = [artist for ax in axes[1:] for artist in (ax.images[0], ax.collections[0], ax.title)]
-    fig._lib_background = same
-    for artist in fig._lib_moving:
-        artist.set_animated(True)
-    return fig
+    moving = [artist for ax in axes[1:] for artist in (ax.images[0], ax.collections[0], ax.title)]
+    live.blit(moving, same)
 
 
 _CURSE_STYLE = {"em": ("EM mixture (3 components)", "C0", "o"),

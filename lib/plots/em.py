@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib.em.known_variance import em_known_variance, lower_bound_curves, one_mean_em_path
+from lib.live_figure import LiveFigure
 from lib.em.mixture import _cholesky_precisions, em_history, gaussian_log_densities
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
@@ -234,15 +235,16 @@ def plot_lower_bound(x, sigma, means_init, grid, which=0, n_steps=2):
     return fig
 
 
-def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, fig=None):
+def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, live=None):
     """Interactive-figure callback: the state of EM for a ``k``-component Gaussian
     mixture on the 2-D data ``X`` after ``iteration`` steps from the random start
     chosen by ``seed``. Points are coloured by their responsibilities; the ellipses
     are 1 and 2 standard deviations. Right: the log likelihood so far, with the true
     model's value ``true_ll`` as a dashed line. The EM run of each ``(X, k, seed)``
-    is kept, so moving ``iteration`` only draws; ``fig``, a figure this function drew
-    before for the same run, is then updated in place (a live redraw, see
-    :func:`lib.widgets.interactive_figure`).
+    is kept, so moving ``iteration`` only draws; ``live``, a
+    :class:`lib.live_figure.LiveFigure` this function drew into before for the same run,
+    is then updated in place (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    Returns the ``Figure``.
     Used in: Chapter 7, section "Try it yourself"."""
     if X is None:
         raise ValueError("plot_em_2d needs the data X")
@@ -254,15 +256,22 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, fig=
     lls = [h[4] for h in hist[:int(iteration) + 1]]
     title = f"k = {k}, seed {seed}, after {iteration} iterations"
     same = (X.tobytes(), k, seed, true_ll, max_iter)
-    if getattr(fig, "_lib_em", (None,))[0] == same:  # a live redraw: same run, new step
-        _, (points, lines, centres), ll_line, ax = fig._lib_em
-        points.set_facecolors(_point_colours(resp))
-        for j, line in enumerate(lines):
-            line.set_data(*_ellipses(m[j], c[j]).T)
-        centres.set_data(m[:, 0], m[:, 1])
-        ll_line.set_data(np.arange(len(lls)), lls)
-        ax.title.set_text(title)
-        return fig
+    live = LiveFigure() if live is None else live
+    if live.state_for(same) is None:  # the first draw: what stays for another iteration
+        _em_figure(live, same, X, hist[int(iteration)], lls, hist, true_ll, max_iter, title)
+    (points, lines, centres), ll_line, ax = live.state
+    points.set_facecolors(_point_colours(resp))
+    for j, line in enumerate(lines):
+        line.set_data(*_ellipses(m[j], c[j]).T)
+    centres.set_data(m[:, 0], m[:, 1])
+    ll_line.set_data(np.arange(len(lls)), lls)
+    ax.title.set_text(title)
+    return live.fig
+
+
+def _em_figure(live, same, X, step, lls, hist, true_ll, max_iter, title):
+    """The first drawing of :func:`plot_em_2d` (into ``live``)."""
+    w, m, c, resp, _ = step
     fig = _figure(8.6, 3.6)
     a, b = fig.subplots(1, 2, width_ratios=[1.3, 1])
     drawn = _draw_mixture(a, X, w, m, c, resp, title)
@@ -274,13 +283,9 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, fig=
     lo = min(hist[0][4], true_ll if true_ll is not None else np.inf)
     hi = max(hist[-1][4], true_ll if true_ll is not None else -np.inf)
     b.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
-    fig._lib_em = (same, drawn, b.lines[0], a)
+    live.start(fig, same, (drawn, b.lines[0], a))
     # what a live redraw of another iteration changes (the rest is kept as pixels)
-    fig._lib_moving = [drawn[0], *drawn[1], drawn[2], b.lines[0], a.title]
-    fig._lib_background = same
-    for artist in fig._lib_moving:
-        artist.set_animated(True)
-    return fig
+    live.blit([drawn[0], *drawn[1], drawn[2], b.lines[0], a.title], same)
 
 
 def plot_mean_field(mean, covariance, trace):

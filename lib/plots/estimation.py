@@ -6,6 +6,7 @@ import numpy as np
 from scipy.special import betaln, expit
 
 from lib.estimation import BetaPosterior, bernoulli_log_likelihood, grid_learner, mle_bernoulli
+from lib.live_figure import LiveFigure
 from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian",
@@ -43,25 +44,26 @@ def plot_beta_panels(left, right, titles=("", "")):
     return fig
 
 
-def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, fig=None):
+def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, live=None):
     """Prior Beta(a, b), scaled likelihood and posterior, with MLE, MAP and mean marked.
 
     The callback of Chapter 2's interactive figure (section "Explore: prior plus
     data"); it draws quickly (a few hundred points). Estimates that do not exist
     (no data for the MLE, no mode for the MAP) are left out and noted in the legend.
-    ``fig``: a figure this function drew before; what its axes show is drawn again
-    (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before; what
+    its axes show is drawn again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    Returns the ``Figure``.
     """
     prior = BetaPosterior(a, b)
     post = prior.update(heads, tails)
     theta = np.linspace(0, 1, 301)[1:-1]
-    if getattr(fig, "_lib_beta", False):  # a live redraw: the same axes, drawn again
-        ax = fig.axes[0]
-        clear_data(ax)
-    else:
+    live = LiveFigure() if live is None else live
+    if live.state_for("beta update") is None:  # the first draw: the axes
         fig = new_figure((6.4, 3.6))
-        ax = fig.subplots()
-        fig._lib_beta = True
+        live.start(fig, "beta update", fig.subplots())
+    else:  # a live redraw: the same axes, drawn again
+        clear_data(live.state)
+    ax, fig = live.state, live.fig
     ax.plot(theta, prior.pdf(theta), color="tab:blue", label=f"prior Beta({a:g}, {b:g})")
     if heads + tails > 0:
         lik = np.exp(bernoulli_log_likelihood(theta, heads, tails)
@@ -104,15 +106,16 @@ def plot_linear_gaussian(x, y, theta1, theta2, true_line=None):
     return fig
 
 
-def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, fig=None):
+def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, live=None):
     """Posterior over a grid of bags (as a density: mass / grid step) and Beta(a + c, b + l).
 
     The grid posterior comes from :func:`lib.estimation.grid_learner` (Chapter 1's
     learner with ``n_grid`` bags); the curve is the conjugate Beta posterior. The title
-    gives the largest difference between the two at the grid points. ``fig``: a figure
-    this function drew before; its axes are drawn again (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). Used in: Chapter 2, section "From five bags
-    to a continuum".
+    gives the largest difference between the two at the grid points. ``live``: a
+    :class:`lib.live_figure.LiveFigure` this function drew into before; its bars are given
+    new heights, or its axes are drawn again for another grid (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``. Used in: Chapter 2,
+    section "From five bags to a continuum".
     """
     theta, learner = grid_learner(n_grid, a, b)
     step = theta[1] - theta[0]
@@ -123,21 +126,22 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, fig=None):
     gap = np.max(np.abs(density - beta.pdf(theta)))
     label = f"Beta({a + cherries:g}, {b + limes:g}) density"
     title = f"{cherries} cherries, {limes} limes: largest gap {gap:.2g}"
-    state = getattr(fig, "_lib_grid_vs_beta", None)
-    if state is not None and state["same"] == (n_grid, a, b):  # a live redraw: same bars, new heights
+    live = LiveFigure() if live is None else live
+    state = live.state_for((n_grid, a, b))
+    if state is not None:  # a live redraw: same bars, new heights
         for bar, height in zip(state["bars"], density):
             bar.set_height(height)
         state["line"].set_ydata(curve)
         state["label"].set_text(label)
-        ax = fig.axes[0]
+        ax = state["line"].axes
         ax.set_title(title)
         ax.dataLim.y1 = max(density.max(), curve.max())  # bars start at 0: the rest is the same
         ax.set_autoscaley_on(True)  # the top as a fresh drawing finds it
         ax.autoscale_view(scalex=False)
         ax.set_ylim(bottom=0)
-        return fig
-    if state is not None:  # a live redraw with other bars: the same axes, drawn again
-        ax = fig.axes[0]
+        return live.fig
+    if live.fig is not None:  # a live redraw with other bars: the same axes, drawn again
+        fig, ax = live.fig, live.fig.axes[0]
         clear_data(ax)
         ax.set_autoscaley_on(True)  # the top comes from the new data, as in a fresh drawing
     else:
@@ -149,8 +153,8 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, fig=None):
     ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density", title=title)
     ax.set_ylim(bottom=0)
     legend = ax.legend(fontsize=8, frameon=False, loc="upper left")
-    fig._lib_grid_vs_beta = {"same": (n_grid, a, b), "bars": bars.patches, "line": line,
-                             "label": next(t for t in legend.get_texts() if t.get_text() == label)}
+    live.start(fig, (n_grid, a, b), {"bars": bars.patches, "line": line,
+                                     "label": next(t for t in legend.get_texts() if t.get_text() == label)})
     return fig
 
 

@@ -4,6 +4,8 @@ with ``predict_proba`` and ``classes_``).
 """
 import numpy as np
 
+from lib.live_figure import LiveFigure
+
 __all__ = ["plot_class_densities", "plot_decision_regions", "plot_risk_boundary"]
 
 
@@ -75,7 +77,7 @@ def plot_decision_regions(models, X, y, titles, labels=None,
 
 
 def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue", "tab:orange"),
-                       axis_labels=("petal length (cm)", "petal width (cm)"), fig=None):
+                       axis_labels=("petal length (cm)", "petal width (cm)"), live=None):
     """Two-class Bayes risk boundary for a loss ratio ``L12 / L21`` (interactive figure).
 
     ``model`` is a fitted two-class classifier. Class 1 (``classes_[0]``) is chosen
@@ -83,9 +85,9 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
     ``ln(L12 / L21)``. The dashed line is the MAP boundary (ratio 1), the solid line
     the Bayes risk boundary; the title counts the training points on each side of
     the rule that are misclassified; ``colours`` are those of the two classes.
-    ``fig``: a figure this function drew before for the same model and data; only the
-    regions, the boundary and the title are drawn again (a live redraw, see
-    :func:`lib.widgets.interactive_figure`).
+    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before for the
+    same model and data; only the regions, the boundary and the title are drawn again (a
+    live redraw, see :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 4, section "Bayes risk".
     """
     import matplotlib.pyplot as plt
@@ -98,13 +100,14 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
     y = np.asarray(y)
     threshold = np.log(loss_ratio)
     names = labels or [str(c) for c in model.classes_]
-    same = (X.tobytes(), y.tobytes(), tuple(names), tuple(colours), tuple(axis_labels))
-    cached = getattr(fig, "_lib_risk", None)
-    if cached is not None and cached["model"] is model and cached["same"] == same:
+    same = (model, X.tobytes(), y.tobytes(), tuple(names), tuple(colours), tuple(axis_labels))
+    live = LiveFigure() if live is None else live
+    cached = live.state_for(same)
+    if cached is not None:
         g0, g1, odds, lpx = cached["grid"]  # the log odds do not depend on the loss ratio
         for artist in cached["moving"]:
             artist.remove()
-        ax = fig.axes[0]
+        fig, ax = live.fig, live.fig.axes[0]
     else:
         g0, g1, pts = _grid(X, n=100, pad=0.4)
         lp = model.predict_log_proba(pts)
@@ -126,5 +129,7 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
     boundary = ax.contour(g0, g1, odds, levels=[threshold], colors="k", linewidths=1.5)
     ax.set_title(f"L12/L21 = {loss_ratio:.3g}: {miss1} {names[0]} and {miss2} {names[1]} misclassified",
                  fontsize=10)
-    fig._lib_risk = {"model": model, "same": same, "grid": (g0, g1, odds, lpx), "moving": (regions, boundary)}
+    if cached is None:
+        live.start(fig, same, {"model": model, "grid": (g0, g1, odds, lpx)})
+    live.state["moving"] = (regions, boundary)
     return fig

@@ -4,6 +4,7 @@ the polynomial-degree explorer. The numbers come from :mod:`lib.mdl`.
 import numpy as np
 
 from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
+from lib.live_figure import LiveFigure
 from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl"]
@@ -51,13 +52,14 @@ def plot_selection_panels(panels, ncols=2):
 
 
 def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precision=0.01,
-                        fig=None):
+                        live=None):
     """Data with the MDL-chosen polynomial, and stacked description lengths per degree.
 
     The callback of Chapter 3's interactive figure (section "Explore: sample size and
-    noise"); it regenerates the data with ``np.random.default_rng(seed)``. ``fig``: a
-    figure this function drew before; what its two axes show is drawn again (a live
-    redraw, see :func:`lib.widgets.interactive_figure`).
+    noise"); it regenerates the data with ``np.random.default_rng(seed)``. ``live``: a
+    :class:`lib.live_figure.LiveFigure` this function drew into before; what its two
+    axes show is drawn again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    Returns the ``Figure``.
     """
     x, y = polynomial_data(n, noise, np.random.default_rng(seed))
     degrees = [d for d in degrees if d < n - 1]
@@ -65,13 +67,13 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     data, model, total = two_part_code(s["loglik_bins"], s["k"], n)
     best = degrees[int(np.argmin(total))]
     best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["k"], n)))]
-    if getattr(fig, "_lib_mdl", False):  # a live redraw: the same axes, drawn again
-        ax0, ax1 = fig.axes
-        clear_data(ax0, ax1)
-    else:
+    live = LiveFigure() if live is None else live
+    if live.state_for("mdl") is None:  # the first draw: the axes
         fig = new_figure((9, 3.4))
-        ax0, ax1 = fig.subplots(1, 2)
-        fig._lib_mdl = True
+        live.start(fig, "mdl", fig.subplots(1, 2))
+    else:  # a live redraw: the same axes, drawn again
+        clear_data(*live.state)
+    (ax0, ax1), fig = live.state, live.fig
     grid = np.linspace(-1, 1, 200)
     ax0.scatter(x, y, s=10, color="tab:gray", label="data")
     ax0.plot(grid, np.polynomial.polynomial.polyval(grid, TRUE_COEF), "k--", label="true curve")

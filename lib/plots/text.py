@@ -6,6 +6,7 @@ calibration bins).
 import numpy as np
 from scipy.special import logsumexp
 
+from lib.live_figure import LiveFigure
 from lib.plotting import clear_data, new_figure
 from lib.text import word_contributions
 
@@ -117,7 +118,7 @@ def plot_event_models(sizes, accuracy):
     return fig
 
 
-def plot_text_posterior(sentence, model, n_words=10, class_names=None, fig=None):
+def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None):
     """Posterior over the classes for ``sentence`` and the words that decided it.
 
     Left: ``P(v_j | sentence)`` for every class. Right: for the most probable class
@@ -125,21 +126,23 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, fig=None)
     positive bars are words more typical of ``v*`` than of the average class.
     ``class_names`` labels the classes (default: ``model.classes_``). The callback of
     the chapter's interactive figure (fast: a few array lookups and two bar charts).
-    ``fig``: a figure this function drew before (for a sentence with known words); what
-    its two axes show is drawn again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before (for a
+    sentence with known words); what its two axes show is drawn again (a live redraw, see
+    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 5, section "Try it: classify your own sentence".
     """
     words, contrib = word_contributions(model, sentence)
     joint = model.class_log_prior_ + contrib.sum(axis=1)
     posterior = np.exp(joint - logsumexp(joint))
     best = int(np.argmax(posterior))
-    if getattr(fig, "_lib_text", False):  # a live redraw: the same axes, drawn again
-        left, right = fig.axes
-        clear_data(left, right)
-    else:
+    live = LiveFigure() if live is None else live
+    if live.state_for(("text", model)) is None:  # the first draw: the axes
         fig = new_figure((10, 4.6), layout=None)
         fig.subplots_adjust(left=0.2, right=0.98, bottom=0.12, top=0.92, wspace=0.45)
-        left, right = fig.subplots(1, 2, width_ratios=[1.3, 1])
+        live.start(fig, ("text", model), fig.subplots(1, 2, width_ratios=[1.3, 1]))
+    else:  # a live redraw: the same axes, drawn again
+        clear_data(*live.state)
+    (left, right), fig = live.state, live.fig
     names = [str(c) for c in (model.classes_ if class_names is None else class_names)]
     rows = np.arange(len(names))
     # bars drawn as thick lines: one artist instead of one patch per bar keeps this fast
@@ -165,7 +168,8 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, fig=None)
         right.set_xticks([])
         right.set_yticks([])
     right.set_title(f"words behind '{names[best]}'")
-    fig._lib_text = bool(words)  # without words the right axes lost its ticks: no reuse
+    if not words:  # the right axes lost its ticks: drawn afresh next time
+        live.key = None
     return fig
 
 
