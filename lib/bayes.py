@@ -15,8 +15,14 @@ Conventions: hypotheses are indexed ``0 .. H-1`` and probabilities over hypothes
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_binary, check_consistent_length, check_rng, check_scalar,
-                             check_weights_array)
+from lib._validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_rng,
+    check_scalar,
+    check_weights_array,
+)
 
 __all__ = [
     "posterior", "DiscreteBayesLearner", "bayes_optimal_classify", "gibbs_classify",

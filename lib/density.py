@@ -345,7 +345,7 @@ def held_out_scores(n, d, n_test=2000, rng=0, n_init=20):
 
     Used in: Chapter 9, section "The curse of dimensionality, measured".
     """
-    from lib.em import GaussianMixture   # the one EM implementation (Chapter 7)
+    from lib.em import GaussianMixture  # the one EM implementation (Chapter 7)
 
     n = check_scalar(n, "n", kind="integer", low=10)
     n_test = check_scalar(n_test, "n_test", kind="integer", low=1)

@@ -21,10 +21,16 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import betainc, betaincinv, betaln, expit, gammaln, xlog1py, xlogy
 
+from lib._validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_probabilities,
+    check_probability_vector,
+    check_scalar,
+    check_stochastic_matrix,
+)
 from lib.bayes import DiscreteBayesLearner
-
-from lib._validation import (check_array, check_binary, check_consistent_length, check_probabilities,
-                             check_probability_vector, check_scalar, check_stochastic_matrix)
 
 __all__ = [
     "mle_bernoulli", "map_bernoulli", "BetaPosterior", "DirichletPosterior",
@@ -164,7 +170,7 @@ class BetaPosterior:
         t = np.clip(theta, 0, 1)
         out = xlogy(self.a - 1, t) + xlog1py(self.b - 1, -t) - betaln(self.a, self.b)
         if max(self.a, self.b) > _HUGE:
-            from scipy.stats import beta   # imported here: scipy.stats loads slowly
+            from scipy.stats import beta  # imported here: scipy.stats loads slowly
 
             density = beta.pdf(t, self.a, self.b)
             out = np.where(density > 0, np.log(np.where(density > 0, density, 1.0)), out)

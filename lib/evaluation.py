@@ -21,8 +21,15 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
 from scipy.stats import beta, binomtest
 
-from lib._validation import (check_array, check_binary, check_consistent_length, check_labels,
-                             check_probabilities, check_scalar, describe)
+from lib._validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_labels,
+    check_probabilities,
+    check_scalar,
+    describe,
+)
 
 __all__ = ["leave_one_out_predict", "mcnemar_exact", "disagreement_posterior",
            "reliability_bins", "expected_calibration_error", "log_loss", "brier_score",

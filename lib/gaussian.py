@@ -18,9 +18,16 @@ figures are drawn in :mod:`lib.plots.gaussian`.
 import numpy as np
 
 from lib._classifier import ProbabilisticClassifier
-from lib._validation import (check_array, check_is_fitted, check_labels, check_n_features,
-                             check_option, check_probability_vector, check_scalar,
-                             check_stochastic_matrix)
+from lib._validation import (
+    check_array,
+    check_is_fitted,
+    check_labels,
+    check_n_features,
+    check_option,
+    check_probability_vector,
+    check_scalar,
+    check_stochastic_matrix,
+)
 
 
 def _label(value):

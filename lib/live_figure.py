@@ -14,7 +14,8 @@ from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.legend import Legend
 from matplotlib.text import Text
-from PIL import Image as PILImage, PngImagePlugin
+from PIL import Image as PILImage
+from PIL import PngImagePlugin
 
 from .plotting import CSS_PX_PER_IN, MIN_FONT_PT, png_info
 

@@ -14,8 +14,7 @@ chapter's figures are drawn in :mod:`lib.plots.mdl`.
 import numpy as np
 from scipy.special import log_ndtr, xlogy
 
-from lib._validation import (check_array, check_consistent_length, check_probabilities,
-                             check_rng, check_scalar)
+from lib._validation import check_array, check_consistent_length, check_probabilities, check_rng, check_scalar
 
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",

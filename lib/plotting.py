@@ -32,8 +32,8 @@ from io import BytesIO
 
 import matplotlib
 from matplotlib.figure import Figure
-from matplotlib.transforms import Bbox
 from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 from PIL import Image, PngImagePlugin
 
 __all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data", "figure_png", "figure_image", "MIN_FONT_PT", "CSS_PX_PER_IN",

@@ -10,13 +10,31 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from lib.bayes import (CANDY_LIME, CANDY_PRIOR, CANDY_PRIORS, DiscreteBayesLearner,
-                       bayes_optimal_classify, bayes_table, brute_force_map, candy_learner,
-                       gibbs_classify, interval_concepts, posterior,
-                       simulate_gibbs_vs_bayes, version_space)
-from lib.plots.bayes import (candy_bayes_table, candy_posterior_table, plot_base_rate,
-                             plot_candy_experiment, plot_candy_posteriors, plot_gibbs_vs_bayes,
-                             plot_version_space, version_space_data)
+from lib.bayes import (
+    CANDY_LIME,
+    CANDY_PRIOR,
+    CANDY_PRIORS,
+    DiscreteBayesLearner,
+    bayes_optimal_classify,
+    bayes_table,
+    brute_force_map,
+    candy_learner,
+    gibbs_classify,
+    interval_concepts,
+    posterior,
+    simulate_gibbs_vs_bayes,
+    version_space,
+)
+from lib.plots.bayes import (
+    candy_bayes_table,
+    candy_posterior_table,
+    plot_base_rate,
+    plot_candy_experiment,
+    plot_candy_posteriors,
+    plot_gibbs_vs_bayes,
+    plot_version_space,
+    version_space_data,
+)
 
 LIMES = ["lime"] * 10
 

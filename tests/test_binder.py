@@ -8,11 +8,10 @@ Here: the files themselves, the settings of the launch buttons, and the package 
 import subprocess
 import sys
 import zipfile
-from urllib.parse import unquote
 from pathlib import Path
+from urllib.parse import unquote
 
 import yaml
-
 from binder_env import ROOT, binder_python, button_links
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())

@@ -10,8 +10,15 @@ from scipy.stats import chi2, chi2_contingency
 
 from lib.bn import BayesNet, family_score, hill_climb
 from lib.bn.constraint import ci_test, pc
-from lib.bn.independence import (active_trails, cpdag, d_separated, markov_blanket,
-                                 markov_equivalent, reachable, v_structures)
+from lib.bn.independence import (
+    active_trails,
+    cpdag,
+    d_separated,
+    markov_blanket,
+    markov_equivalent,
+    reachable,
+    v_structures,
+)
 from lib.datasets import load_network
 
 pgmpy = pytest.importorskip("pgmpy")
@@ -313,6 +320,7 @@ def test_dsep_figure_marks_trails():
 def test_markov_blanket_figure_colours_the_blanket():
     from matplotlib.colors import to_hex
     from matplotlib.patches import FancyBboxPatch
+
     from lib.bn.plots import plot_markov_blankets
     asia = load_network("asia")
     fig = plot_markov_blankets(asia, ["lung", "either"])
@@ -332,8 +340,8 @@ def test_bdeu_with_an_unseen_state_is_the_written_out_formula():
     """A child state that never appears: the library keeps the formula's terms, pgmpy
     1.1 leaves out ln G(a/(q r)) once per unseen state and observed parent configuration."""
     import pandas as pd
-    from scipy.special import gammaln
     from pgmpy.estimators import BDeu
+    from scipy.special import gammaln
     rng = np.random.default_rng(3)
     parent, child = rng.integers(3, size=60), rng.integers(2, size=60)   # child states 2, 3 unseen
     X, card, ess = np.c_[parent, child], np.array([3, 4]), 5.0

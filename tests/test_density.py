@@ -190,8 +190,7 @@ def test_bad_input(call, error, message):
 
 
 def test_figures_of_chapter_9_draw():
-    from lib.plots.density import (plot_cross_validation, plot_density_sliders, plot_estimates,
-                                   plot_sample)
+    from lib.plots.density import plot_cross_validation, plot_density_sliders, plot_estimates, plot_sample
 
     data, _ = density.sample_mixture(60, *density.MIXTURE, rng=0)
     assert len(plot_sample(data, k=5).axes) == 2

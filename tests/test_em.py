@@ -5,9 +5,19 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal, norm
 
-from lib.em import (GaussianMixture, MixtureOfNaiveBayes, candy_counts, candy_parameters,
-                    candy_theta, em_history, em_known_variance, lower_bound_curves,
-                    mixture_log_likelihood, one_mean_em_path, sample_mixture)
+from lib.em import (
+    GaussianMixture,
+    MixtureOfNaiveBayes,
+    candy_counts,
+    candy_parameters,
+    candy_theta,
+    em_history,
+    em_known_variance,
+    lower_bound_curves,
+    mixture_log_likelihood,
+    one_mean_em_path,
+    sample_mixture,
+)
 from lib.plots.em import plot_em_2d
 
 TRUE_W = [0.2, 0.3, 0.5]
@@ -321,6 +331,7 @@ def test_naive_bayes_mixture_bad_input():
 
 def test_doctests():
     import doctest
+
     import lib.em.candy
     import lib.em.known_variance
     import lib.em.mixture
@@ -434,6 +445,7 @@ def _random_spd(d, seed):
 
 def test_gaussian_kl_against_monte_carlo_with_scipy():
     from scipy.stats import multivariate_normal as mvn
+
     from lib.em import gaussian_kl
 
     mq, mp = np.array([0.3, -1.0, 2.0]), np.array([0.0, 0.5, 1.5])
@@ -450,6 +462,7 @@ def test_gaussian_kl_against_monte_carlo_with_scipy():
 def test_mean_field_matches_a_direct_minimisation_of_the_kl():
     """Coordinate ascent against scipy.optimize over all diagonal Gaussians."""
     from scipy.optimize import minimize
+
     from lib.em import gaussian_kl, mean_field_gaussian
 
     d, mean, cov = 4, np.array([1.0, -2.0, 0.5, 0.0]), _random_spd(4, 5)
@@ -533,6 +546,7 @@ def test_em_known_variance_refuses_data_whose_squared_distances_overflow():
 
 def test_factorial_em_exact_and_mean_field():
     from scipy.stats import norm
+
     from lib.em import factorial_em
     rng = np.random.default_rng(5)
     z = (rng.random((400, 2)) < [0.3, 0.6]).astype(float)

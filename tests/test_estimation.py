@@ -4,10 +4,22 @@ import pytest
 from scipy import optimize, stats
 
 from lib.estimation import (
-    BetaPosterior, DirichletPosterior, bernoulli_log_likelihood, cross_entropy,
-    fit_logistic, grid_learner, gaussian_mle, linear_gaussian_mle, map_bernoulli, mle_bernoulli,
-    n_params_full_table, n_params_joint_given_class, n_params_naive_bayes,
-    wrapper_counts, wrapper_log_likelihood, wrapper_mle,
+    BetaPosterior,
+    DirichletPosterior,
+    bernoulli_log_likelihood,
+    cross_entropy,
+    fit_logistic,
+    gaussian_mle,
+    grid_learner,
+    linear_gaussian_mle,
+    map_bernoulli,
+    mle_bernoulli,
+    n_params_full_table,
+    n_params_joint_given_class,
+    n_params_naive_bayes,
+    wrapper_counts,
+    wrapper_log_likelihood,
+    wrapper_mle,
 )
 from lib.plots.estimation import plot_beta_update
 

@@ -14,8 +14,7 @@ from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import lib.evaluation
 from lib.datasets import load_iris_uci, load_playtennis
-from lib.evaluation import (expected_calibration_error, leave_one_out_predict, mcnemar_exact,
-                            reliability_bins)
+from lib.evaluation import expected_calibration_error, leave_one_out_predict, mcnemar_exact, reliability_bins
 from lib.gaussian import GaussianClassifier
 from lib.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
 
@@ -200,6 +199,7 @@ def test_doctests():
 
 def test_disagreement_posterior_is_the_beta_update():
     from scipy import integrate
+
     from lib.evaluation import disagreement_posterior
     a = np.array([1] * 7 + [0] * 2 + [1] * 20 + [0] * 3, bool)   # a wins 7, b wins 2
     b = np.array([0] * 7 + [1] * 2 + [1] * 20 + [0] * 3, bool)
@@ -225,6 +225,7 @@ def test_log_loss_and_brier_score_match_scikit_learn():
     from scipy.special import log_softmax
     from sklearn.metrics import brier_score_loss
     from sklearn.metrics import log_loss as sk_log_loss
+
     from lib.evaluation import brier_score, log_loss
     rng = np.random.default_rng(0)
     for k in (2, 3, 20):
@@ -248,6 +249,7 @@ def test_log_loss_and_brier_score_match_scikit_learn():
 
 def test_fit_temperature_minimises_the_log_loss():
     from scipy.special import log_softmax
+
     from lib.evaluation import fit_temperature, log_loss
     rng = np.random.default_rng(1)
     logits = rng.normal(size=(500, 4))
@@ -264,6 +266,7 @@ def test_fit_temperature_minimises_the_log_loss():
 @pytest.mark.parametrize("seed", range(6))
 def test_isotonic_regression_matches_scikit_learn(seed):
     from sklearn.isotonic import IsotonicRegression as SkIsotonic
+
     from lib.evaluation import IsotonicRegression
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 40, size=300).astype(float) if seed % 2 else rng.normal(size=300)

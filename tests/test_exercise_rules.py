@@ -13,12 +13,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_mutation import Mutant, _map, caught, solved
 
 from lib.grading.checks import expected_value
-from lib.grading.source import (BEGIN_QUESTION, BEGIN_SOLUTION, END_QUESTION, END_SOLUTION,
-                                HIDDEN_TESTS, PUBLIC_TESTS, SOLUTION_LINE, read_source,
-                                strip_solutions)
-from test_mutation import Mutant, _map, caught, solved
+from lib.grading.source import (
+    BEGIN_QUESTION,
+    BEGIN_SOLUTION,
+    END_QUESTION,
+    END_SOLUTION,
+    HIDDEN_TESTS,
+    PUBLIC_TESTS,
+    SOLUTION_LINE,
+    read_source,
+    strip_solutions,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()

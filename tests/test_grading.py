@@ -14,14 +14,14 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
+from grading_helpers import FULL, NAME, SOURCE, SOURCE_FILE, released  # noqa: F401 - fixture
 from nbclient import NotebookClient
 
-from grading_helpers import FULL, NAME, SOURCE, SOURCE_FILE, released  # noqa: F401 - fixture
 from lib.grading import Checker, approx
 from lib.grading.checks import compare, encode, evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import grade, score_question
-from lib.grading.source import Test as T, parse, read_source, release, release_all
-
+from lib.grading.source import Test as T
+from lib.grading.source import parse, read_source, release, release_all
 
 # --- the format ----------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ import zipfile
 
 import nbformat
 import pytest
-
 from grading_helpers import FULL, NAME, SOURCE, answered, needs_bwrap, released  # noqa: F401 - fixture
+
 from lib.grading.__main__ import main
 from lib.grading.autograder import requirements
 

@@ -20,7 +20,6 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -28,9 +27,22 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_helpers import (
+    ANSWERS,
+    FULL,
+    NAME,
+    NOBODY,
+    PREDICTIVE,
+    ROOT,
+    SOURCE,
+    add_cell,
+    answered,
+    needs_bwrap,  # noqa: F401 - fixture
+    private_checkout,
+    run_in,
+    world_readable_python,
+)
 
-from grading_helpers import (ANSWERS, FULL, NAME, NOBODY, PREDICTIVE, ROOT, SOURCE, add_cell, answered,
-                             needs_bwrap, private_checkout, released, run_in, world_readable_python)  # noqa: F401 - fixture
 from lib.grading import gradebook, isolation, limits
 from lib.grading.grade import GradingRefused, grade
 from lib.grading.gradebook import clean

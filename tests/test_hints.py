@@ -5,11 +5,11 @@ import json
 
 import numpy as np
 import pytest
+from test_feedback import replies
+from test_mutation import first_failure, mistakes, solved
 
 from lib.grading.checks import evaluate, expected_value
 from lib.grading.grade import score_question
-from test_feedback import replies
-from test_mutation import first_failure, mistakes, solved
 
 
 def filtered_transition_first(obs, start, transition, emission):

@@ -26,9 +26,17 @@ import psutil
 import pytest
 import requests
 import websocket
-
-from binder_env import (CONFIG, DATA, ROOT, REPO_NAME, button_links, hub_python, named_notebook, notebook_pages,
-                        published_clone)
+from binder_env import (
+    CONFIG,
+    DATA,
+    REPO_NAME,
+    ROOT,
+    button_links,
+    hub_python,
+    named_notebook,
+    notebook_pages,
+    published_clone,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -18,12 +18,10 @@ notebooks ran, the venv holds what Colab had plus the course library, same versi
 import re
 import shutil
 import subprocess
-import tomllib
 
 import nbformat
-
 import pytest
-
+import tomllib
 from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, published_clone
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))

@@ -6,9 +6,20 @@ import pytest
 from scipy import stats
 
 from lib.mdl import (
-    bic, bn_log_likelihood, bn_n_params, check_dag, code_length, count_bits, data_bits,
-    gaussian_bin_log_likelihood, mdl_select, parameter_bits,
-    polynomial_data, polynomial_scores, precision_bits, sample_binary_network,
+    bic,
+    bn_log_likelihood,
+    bn_n_params,
+    check_dag,
+    code_length,
+    count_bits,
+    data_bits,
+    gaussian_bin_log_likelihood,
+    mdl_select,
+    parameter_bits,
+    polynomial_data,
+    polynomial_scores,
+    precision_bits,
+    sample_binary_network,
     two_part_code,
 )
 from lib.plots.mdl import plot_polynomial_mdl

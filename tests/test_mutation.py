@@ -29,8 +29,16 @@ import numpy as np
 import pytest
 
 from lib.grading.checks import evaluate, expected_value, judge
-from lib.grading.source import (BEGIN_QUESTION, BEGIN_SOLUTION, END_QUESTION, HIDDEN_TESTS,
-                                PUBLIC_TESTS, SOLUTION_LINE, read_source, strip_solutions)
+from lib.grading.source import (
+    BEGIN_QUESTION,
+    BEGIN_SOLUTION,
+    END_QUESTION,
+    HIDDEN_TESTS,
+    PUBLIC_TESTS,
+    SOLUTION_LINE,
+    read_source,
+    strip_solutions,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
@@ -292,7 +300,7 @@ def test_first_hint_is_the_one_written_for_the_mistake(name):
     """Every perturbed answer is in its question's list of mistakes, and the first hint the
     student sees is the one of the test the author listed for that kind of mistake."""
     listed, wrong = mistakes(name), []
-    for q, target, label, _, _, _, first in mutation_report(name):
+    for q, _target, label, _, _, _, first in mutation_report(name):
         if listed[q].get(label) != first:
             wrong.append(f"{q} {label!r}: listed {listed[q].get(label)}, first hint from {first}")
     assert not wrong, f"{name}: " + "; ".join(wrong)

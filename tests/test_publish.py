@@ -10,10 +10,9 @@ import sys
 
 import nbformat
 import pytest
+from binder_env import CONFIG, ROOT, button_links, launch_tree, named_notebook, notebook_pages, publish, published_clone
 from nbgitpuller.pull import GitPuller
 
-from binder_env import (CONFIG, ROOT, button_links, launch_tree, named_notebook, notebook_pages, publish,
-                        published_clone)
 from lib.grading import setup_cell
 
 BRANCH = CONFIG["repository"]["branch"]

@@ -9,11 +9,27 @@ import scipy.sparse as sp
 from matplotlib.figure import Figure
 
 from lib.datasets import find_newsgroups_archive, load_20newsgroups
-from lib.text import (NaiveBayesText, NGramModel, classify_naive_bayes_text, confusion_matrix,
-                      count_matrix, learn_naive_bayes_text, learning_curve, most_indicative_words,
-                      post_body, sentences, tokenize, word_contributions)
-from lib.plots.text import (plot_confusion_matrix, plot_event_models, plot_learning_curve,
-                            plot_reliability, plot_text_posterior)
+from lib.plots.text import (
+    plot_confusion_matrix,
+    plot_event_models,
+    plot_learning_curve,
+    plot_reliability,
+    plot_text_posterior,
+)
+from lib.text import (
+    NaiveBayesText,
+    NGramModel,
+    classify_naive_bayes_text,
+    confusion_matrix,
+    count_matrix,
+    learn_naive_bayes_text,
+    learning_curve,
+    most_indicative_words,
+    post_body,
+    sentences,
+    tokenize,
+    word_contributions,
+)
 
 DOCS = ["the goal the save the puck", "a puck and a goal", "orbit launch the moon", "the moon orbit orbit"]
 LABELS = ["hockey", "hockey", "space", "space"]

@@ -5,9 +5,20 @@ import pytest
 import scipy.sparse as sp
 
 from lib._validation import (
-    NotFittedError, check_array, check_consistent_length, check_counts, check_is_fitted,
-    check_labels, check_option, check_probabilities, check_probability_vector, check_rng,
-    check_scalar, check_shape, check_stochastic_matrix, encode_labels,
+    NotFittedError,
+    check_array,
+    check_consistent_length,
+    check_counts,
+    check_is_fitted,
+    check_labels,
+    check_option,
+    check_probabilities,
+    check_probability_vector,
+    check_rng,
+    check_scalar,
+    check_shape,
+    check_stochastic_matrix,
+    encode_labels,
 )
 
 

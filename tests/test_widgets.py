@@ -1,15 +1,14 @@
 """lib.widgets (interactive figures, live and static) and lib.plotting (figures for the site),
 plus the site's Sphinx extension _ext/static_frames.py that moves the frames out of pages."""
+import hashlib
 import html
 import io
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-
-import hashlib
-import subprocess
 
 import ipywidgets as widgets
 import matplotlib
@@ -20,8 +19,17 @@ from PIL import Image
 
 import lib.widgets as lw
 from lib.live_figure import LiveFigure, first_frame, live_png
-from lib.plotting import (CSS_PX_PER_IN, MIN_FONT_PT, PHONE_COLUMN_PX, PIXEL_RATIO, figure_png,
-                          max_width_in, new_figure, png_info, use_course_style)
+from lib.plotting import (
+    CSS_PX_PER_IN,
+    MIN_FONT_PT,
+    PHONE_COLUMN_PX,
+    PIXEL_RATIO,
+    figure_png,
+    max_width_in,
+    new_figure,
+    png_info,
+    use_course_style,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -261,17 +269,15 @@ def _chapter_figures():
     from lib.bn.plots import layered_layout, plot_dsep_explorer, plot_evidence_explorer
     from lib.datasets import load_network
     from lib.gaussian import GaussianClassifier
-    from lib.hmm.examples import CASINO_EXAMPLES
     from lib.hmm import HMM
-    from lib.hmm.examples import casino_model
-    from lib.hmm.plots import plot_baum_welch, plot_casino_sequence
-    from lib.hmm.plots import record_baum_welch
+    from lib.hmm.examples import CASINO_EXAMPLES, casino_model
+    from lib.hmm.plots import plot_baum_welch, plot_casino_sequence, record_baum_welch
     from lib.plots.bayes import plot_base_rate, plot_candy_experiment, plot_version_space
     from lib.plots.density import plot_density_sliders
     from lib.plots.em import plot_em_2d
     from lib.plots.estimation import plot_beta_update, plot_grid_vs_beta
-    from lib.plots.mdl import plot_polynomial_mdl
     from lib.plots.gaussian import plot_risk_boundary
+    from lib.plots.mdl import plot_polynomial_mdl
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0, 1, (60, 2)), rng.normal(4, 1, (60, 2))]
     y = np.repeat(["a", "b"], 60)

@@ -36,7 +36,8 @@ CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
 # Every notebook starts with the set-up cell that `python -m lib.grading release` writes.
 sys.path.insert(0, str(ROOT))
-from lib.grading.setup_cell import CELL_ID as SETUP_ID, setup_cell  # noqa: E402
+from lib.grading.setup_cell import CELL_ID as SETUP_ID  # noqa: E402
+from lib.grading.setup_cell import setup_cell  # noqa: E402
 
 # The launch branch's own .gitignore: main's ignores the generated notebooks, which are
 # all this branch is for. This one ignores only what a reader's server and pip leave

@@ -19,12 +19,26 @@ Used by all algorithm modules (Chapters 1-9); the API is the ``__all__`` list be
 """
 from lib.errors import NotFittedError  # one definition, in lib.errors
 
-from .core import (check_array, check_binary, check_counts, check_labels, check_option, check_probabilities,
-                   check_probability_vector, check_rng, check_scalar, check_scale, check_shape,
-                   check_stochastic_matrix, check_table, check_weights_array, describe,
-                   encode_labels, is_missing)
-from .estimators import (check_consistent_length, check_is_fitted, check_mixture,
-                         check_n_features, check_sample_weight)
+from .core import (
+                   check_array,
+                   check_binary,
+                   check_counts,
+                   check_labels,
+                   check_option,
+                   check_probabilities,
+                   check_probability_vector,
+                   check_rng,
+                   check_scalar,
+                   check_scale,
+                   check_shape,
+                   check_stochastic_matrix,
+                   check_table,
+                   check_weights_array,
+                   describe,
+                   encode_labels,
+                   is_missing,
+)
+from .estimators import check_consistent_length, check_is_fitted, check_mixture, check_n_features, check_sample_weight
 
 __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_binary", "check_counts",

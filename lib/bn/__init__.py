@@ -26,14 +26,20 @@ import functools
 
 from .bif import read_bif
 from .constraint import ci_test, pc
-from .independence import (active_trails, cpdag, d_separated, dsep_check, markov_blanket,
-                           markov_equivalent, reachable, v_structures)
+from .independence import (
+    active_trails,
+    cpdag,
+    d_separated,
+    dsep_check,
+    markov_blanket,
+    markov_equivalent,
+    reachable,
+    v_structures,
+)
 from .inference import elimination_plan, log_evidence, query
-from .learning import (expected_counts, fit, fit_em, fit_gradient_ascent, log_likelihood,
-                       node_log_likelihood)
+from .learning import expected_counts, fit, fit_em, fit_gradient_ascent, log_likelihood, node_log_likelihood
 from .network import BayesNet, ImpossibleEvidenceError, NetworkArrays, cpt_markdown
-from .sampling import (SamplingResult, gibbs_sampling, likelihood_weighting, rejection_sampling,
-                       sample)
+from .sampling import SamplingResult, gibbs_sampling, likelihood_weighting, rejection_sampling, sample
 from .structure import family_score, hill_climb, score
 
 __all__ = [

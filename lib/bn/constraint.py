@@ -8,8 +8,8 @@ the configurations of ``Z``, as pgmpy's ``chi_square`` / ``g_sq``) and :func:`pc
 some set of their neighbours makes them independent, then orient the v-structures and
 propagate with Meek's rules, which yields the CPDAG of :mod:`lib.bn.independence`.
 """
-from collections import namedtuple
 import math
+from collections import namedtuple
 from itertools import combinations
 
 import numpy as np

@@ -176,7 +176,7 @@ def _estep_joint(net, pats, obs, miss, pw, counts):
         raise ValueError("a data row has probability zero under the network")
     post = np.exp(logj - (ll_p.reshape((-1,) + (1,) * len(axes)))) * pw.reshape((-1,) + (1,) * len(axes))
     mpos = {int(u): k + 1 for k, u in enumerate(miss)}
-    for i, (fam, f_obs, f_miss, perm, oi) in enumerate(layout):
+    for i, (_fam, f_obs, f_miss, perm, oi) in enumerate(layout):
         other = tuple(mpos[int(u)] for u in miss if int(u) not in f_miss)
         marg = post.sum(axis=other) if other else post   # (P, *cards f_miss)
         m = int(np.prod(card[f_miss]))

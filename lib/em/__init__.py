@@ -15,8 +15,7 @@ shared with Chapter 6. The figures are in :mod:`lib.plots.em`.
 """
 from .candy import MixtureOfNaiveBayes, candy_counts, candy_parameters, candy_theta
 from .known_variance import EMTrace, em_known_variance, lower_bound_curves, one_mean_em_path
-from .mixture import (GaussianMixture, em_history, gaussian_log_densities,
-                      mixture_log_likelihood, sample_mixture)
+from .mixture import GaussianMixture, em_history, gaussian_log_densities, mixture_log_likelihood, sample_mixture
 from .variational import FactorialTrace, MeanFieldTrace, factorial_em, gaussian_kl, mean_field_gaussian
 
 __all__ = [

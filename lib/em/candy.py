@@ -8,8 +8,14 @@ Chapter 7, section "A mixture of candy bags" (:class:`MixtureOfNaiveBayes`,
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_is_fitted, check_probability_vector, check_rng,
-                             check_sample_weight, check_scalar, check_stochastic_matrix)
+from lib._validation import (
+    check_is_fitted,
+    check_probability_vector,
+    check_rng,
+    check_sample_weight,
+    check_scalar,
+    check_stochastic_matrix,
+)
 
 __all__ = ["MixtureOfNaiveBayes", "candy_counts", "candy_parameters", "candy_theta"]
 

@@ -14,8 +14,15 @@ point). Without a prior or a variance floor this sequence never decreases.
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (check_array, check_is_fitted, check_mixture, check_option,
-                             check_probability_vector, check_rng, check_scalar)
+from lib._validation import (
+    check_array,
+    check_is_fitted,
+    check_mixture,
+    check_option,
+    check_probability_vector,
+    check_rng,
+    check_scalar,
+)
 
 from ._common import check_data
 

@@ -18,8 +18,7 @@ The package:
 * :mod:`lib.hmm.examples`: the umbrella world, the casino, letters as symbols;
 * :mod:`lib.hmm.plots`: the chapter's figures (the only module that draws).
 """
-from .examples import (ALPHABET, CASINO_EXAMPLES, casino_model, letters_to_symbols,
-                       rolls_to_symbols, umbrella_model)
+from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, letters_to_symbols, rolls_to_symbols, umbrella_model
 from .model import HMM, ImpossibleEvidenceError, NotFittedError
 
 __all__ = ["HMM", "ImpossibleEvidenceError", "NotFittedError", "ALPHABET", "CASINO_EXAMPLES",

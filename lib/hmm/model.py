@@ -21,8 +21,7 @@ Evidence of probability zero (no state path can produce the sequence) raises
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import (NotFittedError, check_probability_vector, check_rng,
-                             check_scalar, check_stochastic_matrix)
+from lib._validation import NotFittedError, check_probability_vector, check_rng, check_scalar, check_stochastic_matrix
 from lib.errors import ImpossibleEvidenceError
 
 from . import fast, reference

@@ -35,8 +35,13 @@ Chapter 4); the figures are in :mod:`lib.plots.naive_bayes`. Inputs are checked 
 :mod:`lib._validation`: ``predict`` and ``predict_proba`` refuse the same examples.
 """
 from lib.naive_bayes.categorical import CategoricalNB
-from lib.naive_bayes.chapter import (Table, duplicated_attribute_posteriors, log_odds_weights,
-                                     parameter_counts, probability_table)
+from lib.naive_bayes.chapter import (
+                                     Table,
+                                     duplicated_attribute_posteriors,
+                                     log_odds_weights,
+                                     parameter_counts,
+                                     probability_table,
+)
 from lib.naive_bayes.counts import BernoulliNB, MultinomialNB
 from lib.naive_bayes.gaussian import GaussianNB
 

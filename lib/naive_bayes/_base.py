@@ -5,8 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from lib._classifier import ProbabilisticClassifier
-from lib._validation import (check_array, check_labels,
-                             check_probability_vector, check_scalar)
+from lib._validation import check_array, check_labels, check_probability_vector, check_scalar
 
 
 def _label(value):

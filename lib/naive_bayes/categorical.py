@@ -3,8 +3,14 @@ and unknown values (Chapter 4, sections "Estimating the probabilities", "A worke
 example", "Two subtleties")."""
 import numpy as np
 
-from lib._validation import (check_n_features, check_option, check_probability_vector, check_scalar,
-                             check_table, is_missing)
+from lib._validation import (
+    check_n_features,
+    check_option,
+    check_probability_vector,
+    check_scalar,
+    check_table,
+    is_missing,
+)
 from lib.naive_bayes._base import _BaseNB, _check_alpha, _encode_labels, _label, _log
 
 

@@ -5,8 +5,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from lib._validation import check_counts, check_n_features, check_scalar
-from lib.naive_bayes._base import (_BaseNB, _as_numeric_matrix, _check_alpha, _class_sums,
-                                   _encode_labels, _float_csr, _label, _log, _logdot)
+from lib.naive_bayes._base import (
+    _as_numeric_matrix,
+    _BaseNB,
+    _check_alpha,
+    _class_sums,
+    _encode_labels,
+    _float_csr,
+    _label,
+    _log,
+    _logdot,
+)
 
 
 class BernoulliNB(_BaseNB):

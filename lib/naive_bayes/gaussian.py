@@ -3,7 +3,7 @@ section "Naive Bayes versus the multivariate normal")."""
 import numpy as np
 
 from lib._validation import check_n_features, check_scalar
-from lib.naive_bayes._base import _BaseNB, _as_numeric_matrix, _encode_labels, _label
+from lib.naive_bayes._base import _as_numeric_matrix, _BaseNB, _encode_labels, _label
 
 
 class GaussianNB(_BaseNB):

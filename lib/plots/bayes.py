@@ -8,8 +8,15 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from lib._validation import check_scalar
-from lib.bayes import (CANDY_BAGS, CANDY_PRIOR, CANDY_PRIORS, bayes_table, brute_force_map,
-                       candy_learner, interval_concepts)
+from lib.bayes import (
+    CANDY_BAGS,
+    CANDY_PRIOR,
+    CANDY_PRIORS,
+    bayes_table,
+    brute_force_map,
+    candy_learner,
+    interval_concepts,
+)
 from lib.live_figure import LiveFigure
 from lib.plotting import clear_data, new_figure
 

@@ -10,9 +10,9 @@ Sections "EM for k means" (:func:`plot_known_variance_steps`, :func:`plot_mean_p
 import numpy as np
 from scipy.special import logsumexp
 
-from lib.em.known_variance import em_known_variance, lower_bound_curves, one_mean_em_path
-from lib.live_figure import LiveFigure
+from lib.em.known_variance import lower_bound_curves, one_mean_em_path
 from lib.em.mixture import _cholesky_precisions, em_history, gaussian_log_densities
+from lib.live_figure import LiveFigure
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
            "plot_log_likelihood", "plot_two_log_likelihoods", "plot_degenerate",
@@ -99,7 +99,7 @@ def plot_mixture_recovery(X, true, fitted):
                               (axes[2], fitted, "(c) mixture found by EM")):
         gx, gy, dens = _density_grid(*params, xlim, ylim)
         ax.contourf(gx, gy, dens, levels=12, cmap="Blues")
-        for j, (w, m) in enumerate(zip(params[0], params[1])):
+        for w, m in zip(params[0], params[1]):
             ax.annotate(f"{w:.2f}", m, ha="center", va="center", fontsize=8,
                         color="k", bbox=dict(fc="w", alpha=0.7, lw=0))
         ax.set_title(title, fontsize=10)

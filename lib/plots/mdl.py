@@ -3,8 +3,8 @@ the polynomial-degree explorer. The numbers come from :mod:`lib.mdl`.
 """
 import numpy as np
 
-from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
 from lib.live_figure import LiveFigure
+from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
 from lib.plotting import clear_data, new_figure
 
 __all__ = ["plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl"]

@@ -19,10 +19,18 @@ Layout: :mod:`lib.text.bag_of_words` (documents and naive Bayes) and
 Every probability is handled in log space, so documents of 10^5 tokens give finite
 scores.
 """
-from lib.text.bag_of_words import (TOKEN, NaiveBayesText, classify_naive_bayes_text,
-                                   confusion_matrix, count_matrix, learn_naive_bayes_text,
-                                   learning_curve, most_indicative_words, tokenize,
-                                   word_contributions)
+from lib.text.bag_of_words import (
+                                   TOKEN,
+                                   NaiveBayesText,
+                                   classify_naive_bayes_text,
+                                   confusion_matrix,
+                                   count_matrix,
+                                   learn_naive_bayes_text,
+                                   learning_curve,
+                                   most_indicative_words,
+                                   tokenize,
+                                   word_contributions,
+)
 from lib.text.ngram import LM_TOKEN, NGramModel, post_body, sentences
 
 __all__ = [

@@ -12,8 +12,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from lib._classifier import ProbabilisticClassifier
-from lib._validation import (check_array, check_is_fitted, check_counts, check_labels,
-                             check_option, check_rng, check_scalar)
+from lib._validation import (
+    check_array,
+    check_counts,
+    check_is_fitted,
+    check_labels,
+    check_option,
+    check_rng,
+    check_scalar,
+)
 from lib.naive_bayes._base import _float_csr
 
 # A token is a run of two or more letters or digits (the default of scikit-learn's

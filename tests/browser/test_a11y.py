@@ -12,12 +12,11 @@ import json
 import sys
 
 import pytest
+from conftest import NPM, ROOT, SITE, Recorder
 from docutils import nodes
-from docutils.utils import new_document
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
-
-from conftest import NPM, ROOT, SITE, Recorder
+from docutils.utils import new_document
 from test_site import FIGURE_CELL, KNOWN_ERRORS, PAGES, PHONE, typeset
 
 sys.path.insert(0, str(ROOT / "_ext"))

@@ -11,9 +11,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from PIL import Image
-
 from conftest import ROOT, SITE
+from PIL import Image
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from page_weight import BUDGET_BYTES, BUDGET_REQUESTS, measure  # noqa: E402
