@@ -45,6 +45,36 @@ def row_normalised(namespace):
     return counts / counts.sum(axis=1, keepdims=True)
 
 
+def p_value(wins_a, wins_b):
+    """The exact test's two-sided p-value (chapter 4) where P(theta > 1/2) is asked."""
+    from scipy.stats import binomtest
+    return float(binomtest(wins_a, wins_a + wins_b, 0.5).pvalue) if wins_a + wins_b else 1.0
+
+
+def temperature_in_probabilities(log_proba, T):
+    """Temperature scaling normalised in probability space (exp underflows on real posts)."""
+    p = np.exp(np.asarray(log_proba, dtype=float) / T)
+    return np.log(p / p.sum(axis=1, keepdims=True))
+
+
+def q_update_with(sigma_power=2, residual=True):
+    """Set 07 q8's update with the evidence over sigma**sigma_power, and the other cause
+    left out of the residual when ``residual`` is False."""
+    def q_update(x, m_j, w_k, w_j, pi_k, sigma):
+        rest = x - w_j * m_j if residual else x
+        logit = np.log(pi_k / (1 - pi_k)) + w_k * (rest - w_k / 2) / sigma**sigma_power
+        return float(1 / (1 + np.exp(-logit)))
+    return q_update
+
+
+def knn_radius_cube(half_width):
+    """Set 09 q7 with a cube for the ball: of side r, or of half-width r (side 2r)."""
+    def knn_radius(k, n, d):
+        side = (k / n) ** (1 / d)
+        return side / 2 if half_width else side
+    return knn_radius
+
+
 CASES = [  # set, question, the mistake as listed in the header, target, wrong answer
     ("08_hmm", "q2", "transition before day 1", "filtered", lambda ns: filtered_transition_first),
     ("06_bayesian_networks", "q7", "unnormalised mean (not divided by the sum of the weights)",
@@ -55,6 +85,32 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
      lambda ns: ns["answer_q8"] / ns["answer_q8"].sum()),  # what chapter 8's code does
     ("02_estimation", "q3", "MAP pseudo-counts a - 1 for the posterior mean", "answer_q3",
      lambda ns: next(a for a in range(1, 100) if (8 + a) / (8 + 2 * a) < 0.7)),
+    # the questions appended by the chapters branch (issue 25), conformed to issue 28's rules
+    ("02_estimation", "q9", "Beta posterior mean instead of the grid's", "grid_posterior_mean",
+     lambda ns: lambda cherries, limes, n_points: (cherries + 1) / (cherries + limes + 2)),
+    ("02_estimation", "q9", "theta as the lime fraction", "grid_posterior_mean",
+     lambda ns: lambda cherries, limes, n_points: ns["grid_posterior_mean"](limes, cherries, n_points)),
+    ("04_naive_bayes", "q9", "p-value of the exact test", "prob_a_better", lambda ns: p_value),
+    ("04_naive_bayes", "q9", "posterior mean of theta", "prob_a_better",
+     lambda ns: lambda wins_a, wins_b: (wins_a + 1) / (wins_a + wins_b + 2)),
+    ("04_naive_bayes", "q9", "mass below one half", "prob_a_better",
+     lambda ns: lambda wins_a, wins_b: 1 - ns["prob_a_better"](wins_a, wins_b)),
+    ("04_naive_bayes", "q9", "no prior (Beta(wins_a, wins_b))", "prob_a_better",
+     lambda ns: lambda wins_a, wins_b: ns["prob_a_better"](wins_a - 1, wins_b - 1)),
+    ("05_text_classification", "q9", "probabilities instead of log posteriors", "temperature_scale",
+     lambda ns: lambda log_proba, T: np.exp(ns["temperature_scale"](log_proba, T))),
+    ("05_text_classification", "q9", "rows not renormalised after scaling", "temperature_scale",
+     lambda ns: lambda log_proba, T: np.asarray(log_proba, dtype=float) / T),
+    ("05_text_classification", "q9", "normalised in probability space (exp underflows)",
+     "temperature_scale", lambda ns: temperature_in_probabilities),
+    ("05_text_classification", "q9", "log posteriors multiplied by T", "temperature_scale",
+     lambda ns: lambda log_proba, T: ns["temperature_scale"](log_proba, 1 / T)),
+    ("07_em", "q8", "evidence divided by sigma, not its square", "q_update",
+     lambda ns: q_update_with(sigma_power=1)),
+    ("07_em", "q8", "other cause left out (x instead of x minus its expected contribution)",
+     "q_update", lambda ns: q_update_with(residual=False)),
+    ("09_density", "q7", "cube of side r for the ball", "knn_radius", lambda ns: knn_radius_cube(False)),
+    ("09_density", "q7", "cube of half-width r for the ball", "knn_radius", lambda ns: knn_radius_cube(True)),
 ]
 
 
