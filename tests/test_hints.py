@@ -54,7 +54,8 @@ def p_value(wins_a, wins_b):
 def temperature_in_probabilities(log_proba, T):
     """Temperature scaling normalised in probability space (exp underflows on real posts)."""
     p = np.exp(np.asarray(log_proba, dtype=float) / T)
-    return np.log(p / p.sum(axis=1, keepdims=True))
+    with np.errstate(all="ignore"):  # 0 / 0 on a real post: the mistake itself
+        return np.log(p / p.sum(axis=1, keepdims=True))
 
 
 def q_update_with(sigma_power=2, residual=True):
