@@ -1,5 +1,6 @@
 """lib.widgets (interactive figures, live and static) and lib.plotting (figures for the site),
 plus the site's Sphinx extension _ext/static_frames.py that moves the frames out of pages."""
+import ast
 import hashlib
 import html
 import io
@@ -521,3 +522,38 @@ def test_lib_has_no_import_cycle():
     cycles = {frozenset(t for t in reached[m] if m in reached[t]) for m in edges if m in reached[m]}
     assert sorted(map(sorted, cycles)) == sorted(map(sorted, KNOWN_CYCLES))
     assert not any("lib.hmm" in m for cycle in cycles for m in cycle)
+
+
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n)?(.*?)^```", re.S | re.M)
+
+
+def interactive_figure_calls(page):
+    """``(line of code, has alt=)`` for every ``interactive_figure(...)`` call in the code
+    cells of the MyST page text ``page`` (cell options and magics skipped)."""
+    calls = []
+    for cell in CODE_CELL.findall(page):
+        code = "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith((":", "%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            func = getattr(node, "func", None)
+            if getattr(func, "id", getattr(func, "attr", None)) == "interactive_figure":
+                alt = [k.value for k in node.keywords if k.arg == "alt"]
+                calls.append((ast.unparse(node).splitlines()[0],
+                              bool(alt) and not (isinstance(alt[0], ast.Constant) and alt[0].value is None)))
+    return calls
+
+
+def test_interactive_figure_calls_are_found_with_their_alt():
+    page = ('```{code-cell} ipython3\n:tags: [hide-input]\nbox = interactive_figure(f, c, alt="{n} draws")\n'
+            'lw.interactive_figure(f, c, frames={"n": [1]})\n```\n\ntext\n\n'
+            '```{code-cell} ipython3\n---\ntags: [remove-cell]\n---\n%matplotlib inline\n'
+            'box = interactive_figure(f, c, alt=None)\n```\n')
+    assert [has for _, has in interactive_figure_calls(page)] == [True, False, False]
+
+
+@pytest.mark.parametrize("chapter", sorted((ROOT / "chapters").glob("*.md")), ids=lambda p: p.stem)
+def test_every_chapter_interactive_figure_has_a_description(chapter):
+    """Issue 27: every explorer describes each frame (``alt=``), not the generic default."""
+    text = chapter.read_text(encoding="utf-8")
+    calls = interactive_figure_calls(text)
+    assert len(calls) == text.count("interactive_figure("), "a call outside a parsed code cell"
+    assert [call for call, has in calls if not has] == []
