@@ -39,6 +39,7 @@ from grading_helpers import (
     answered,
     needs_bwrap,  # noqa: F401 - fixture
     private_checkout,
+    released,  # noqa: F401 - fixture
     run_in,
     world_readable_python,
 )
