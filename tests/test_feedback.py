@@ -1,6 +1,7 @@
 """What a failed test tells the student (issue 28): the tolerance in force as the test
 states it, the kind of value expected, every failed test's hint, whole and punctuated once."""
 import json
+import re
 
 from lib.grading.checks import evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import score_question
@@ -57,3 +58,65 @@ def test_the_course_rule_is_four_significant_digits_and_integers_exactly():
     assert same([0.1316, 0.0001316], "approx([0.131579, 0.000131579])")
     assert same(10000.0, "10000") and not same(10005, "10000") and not same(9999, "10000")
     assert same(3e-17, "0.0") and not same(1e-6, "0.0")  # rounding noise of a zero only
+
+
+def test_hidden_failures_say_what_they_checked_never_the_value():
+    """A failed hidden test tells the kind of value it expected and the tolerance in force
+    (exact for an integer), the kind the student gave, and its hint: never its expected
+    value or its expression."""
+    question = Question("q1", 2, public=[SourceTest("x", "\"a\"", None)], hidden=[
+        SourceTest("f(3)", "approx([0.123456, 0.5])", "a hint."), SourceTest("g(2)", "17", None),
+        SourceTest("h(1)", "0.987654", "another hint"), SourceTest("x", '"b"', None)])
+    expected = [json.loads(json.dumps(expected_value(t.expected))) for t in question.tests]
+    ns = {"x": "a", "f": lambda n: [0.1, 0.2, 0.3], "g": lambda n: 16, "h": lambda n: 1 / 0}
+    values = [evaluate(t.answer, ns) for t in question.tests]
+    out = score_question(question, expected, replies(question, values), "")["output"]
+    assert ("q1: 4 of 4 hidden tests failed: hidden test 1 expected an array of shape (2,) "
+            "(tolerance: relative 0.0005), got an array of shape (3,); hint: a hint. "
+            "hidden test 2 expected an integer (tolerance: exact), got an integer. "
+            "hidden test 3 expected a number (tolerance: relative 0.0005), got an error "
+            "(ZeroDivisionError); hint: another hint. hidden test 4 expected a string, got a string."
+            ) in out, out
+    for secret in ("0.123456", "17", "0.987654", "f(3)", "g(2)", "h(1)", '"b"'):
+        assert secret not in out, (secret, out)
+
+
+def test_graded_submission_feedback_says_what_hidden_tests_checked(tmp_path):
+    """Set 01 released, answered wrongly and graded as an instructor grades: the feedback of
+    each failed hidden test names the kind and the tolerance, never the expected values."""
+    import inspect
+    from pathlib import Path
+
+    import nbformat
+
+    from lib.grading.grade import grade
+    from lib.grading.source import read_source, release_all
+
+    source = Path(__file__).resolve().parents[1] / "exercises" / "01_bayesian_learning"
+    [path] = release_all(source, tmp_path / "rel", instructor=True)
+    nb = nbformat.read(path, as_version=4)
+    wrong = {"answer_q1 = prior * lime**3 / np.sum(prior * lime**3)":
+             "answer_q1 = np.array([0.0, 0.1, 0.2, 0.7])",  # four bags: a shape error
+             "return float(joint @ lime / joint.sum())": "return 1.1 * float(joint @ lime / joint.sum())",
+             "if prior[4] / np.sum(prior * lime**n) > 0.5)": "if prior[4] / np.sum(prior * lime**n) > 0.6)"}
+    for cell in nb.cells:
+        for old, new in wrong.items():
+            cell.source = cell.source.replace(old, new)
+    assert sum(new in c.source for c in nb.cells for new in wrong.values()) == 3
+    (tmp_path / "subs").mkdir()
+    nbformat.write(nb, tmp_path / "subs" / "wrong.ipynb")
+    unsafe = {"unsafe_no_sandbox": True} if "unsafe_no_sandbox" in inspect.signature(grade).parameters else {}
+    grade(source, tmp_path / "subs", tmp_path / "out", workers=1, cell_timeout=120, timeout=600, **unsafe)
+    text = (tmp_path / "out" / "submissions" / "wrong" / "feedback.txt").read_text()
+    lines = {line.split(" ", 1)[0]: line for line in text.splitlines()}
+    assert ("hidden test 1 expected an array of shape (5,) (tolerance: relative 0.0005), "
+            "got an array of shape (4,)") in lines["q1"], text
+    assert "hidden test 1 expected a number (tolerance: relative 0.0005), got a number" in lines["q2"], text
+    assert "hidden test 1 expected an integer (tolerance: exact), got an integer" in lines["q3"], text
+    assert "(0/2 points)" in lines["q1"] and "(0/3 points)" in lines["q2"] and "(2/2 points)" in lines["q5"]
+    exercise = read_source(source)
+    for q in ("q1", "q2", "q3"):
+        for t in exercise.questions[q].hidden:
+            assert t.hint in lines[q] and (t.answer.isidentifier() or t.answer not in lines[q]), (t, lines[q])
+            for number in re.findall(r"\d+\.\d{4,}", t.expected):  # its values, not 0.0
+                assert number not in lines[q], (number, lines[q])

@@ -203,12 +203,15 @@ def tolerance(expected):
     """The tolerance in force for an encoded expected value, as the test states it.
 
     ``"absolute 5e-05"`` when the test gives an ``atol`` (it dominates the default
-    relative part), ``"relative 0.0005"`` otherwise (both when both were changed);
-    ``None`` for strings, booleans, ``None`` and dicts, which match exactly.
+    relative part), ``"relative 0.0005"`` otherwise (both when both were changed),
+    ``"exact"`` for plain integers (counts, sizes, indices: :func:`compare` matches them
+    exactly); ``None`` for strings, booleans, ``None`` and dicts, which match exactly.
     """
     if isinstance(expected, dict) and expected.get("$type") == "approx":
         rtol, atol = expected["rtol"], expected["atol"]
     elif _numbers(expected) is not None and not isinstance(expected, bool):
+        if np.asarray(expected).dtype.kind in "iu":
+            return "exact"
         rtol, atol = DEFAULT_RTOL, DEFAULT_ATOL
     else:
         return None
@@ -233,7 +236,8 @@ def kind(data):
     if arr is not None:
         if arr.ndim == 0:
             return "an integer" if isinstance(data, int) else "a number"
-        return f"an array of shape {tuple(arr.shape)}"
+        ints = "of integers " if np.asarray(data).dtype.kind in "iu" else ""
+        return f"an array {ints}of shape {tuple(arr.shape)}"
     return f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__
 
 
@@ -297,20 +301,43 @@ def same(value, expected):
     return compare(got, json.loads(json.dumps(expected_value(expected))))
 
 
-def hidden_summary(question, outcomes):
-    """What a student may learn of failed hidden tests: their hints, or how many failed.
+def what_was_checked(result, expected):
+    """What a hidden test checked, without its expected value or expression:
+    ``"expected a number (tolerance: relative 0.0005), got an array of shape (2,)"``.
 
-    ``outcomes``: ``(status, message, hint)`` per hidden test. Never the expected
-    values or the tests' expressions; only that an answer was too large, if so.
+    ``result`` is what :func:`evaluate` returned for the student (only the kind of its
+    value is told, or the type of the exception it raised), ``expected`` the encoded
+    expected value.
     """
-    bad = [(message, hint) for status, message, hint in outcomes if status != "passed"]
+    tol = tolerance(expected)
+    text = f"expected {kind(expected)}" + (f" (tolerance: {tol})" if tol else "")
+    if isinstance(result, dict) and "value" in result:
+        return f"{text}, got {kind(result['value'])}"
+    if isinstance(result, dict) and "error" in result:
+        return f"{text}, got an error ({str(result['error']).split(':', 1)[0][:60]})"
+    return f"{text}, got no value"
+
+
+def hidden_summary(question, outcomes):
+    """What a student may learn of failed hidden tests: for each, what it checked (the kind
+    of value expected and the tolerance in force, :func:`what_was_checked`) and its hint.
+
+    ``outcomes``: ``(status, result, expected, hint)`` per hidden test (``result`` from
+    :func:`evaluate`, ``expected`` encoded). Never the expected values or the tests'
+    expressions; only that an answer was too large, if so.
+    """
+    bad = [(i, result, expected, hint) for i, (status, result, expected, hint)
+           in enumerate(outcomes, start=1) if status != "passed"]
     if not bad:
         return ""
-    hints = list(dict.fromkeys(h for _, h in bad if h))
     text = f"{question}: {len(bad)} of {len(outcomes)} hidden tests failed"
-    if any("too large to grade" in m for m, _ in bad):
+    if any("too large to grade" in str((r or {}).get("error", "")) for _, r, _, _ in bad
+           if isinstance(r, dict)):
         text += f" (an answer is too large to grade: at most {MAX_ANSWER >> 20} MB each)"
-    return text + (". Hints: " + " ".join(h.rstrip(".") + "." for h in hints) if hints else "")
+    parts = [f"hidden test {i} {what_was_checked(result, expected)}"
+             + (f"; hint: {hint.rstrip().rstrip('.')}" if hint else "")
+             for i, result, expected, hint in bad]
+    return text + ": " + ". ".join(parts) + "."
 
 
 def send_values(exprs, namespace):

@@ -120,8 +120,10 @@ def score_question(question, expected, events, note):
             # every failed test's hint, whole and in the tests' order (no cut: hints are
             # the author's text, student messages are already capped by evaluate/short)
             parts = [f"public tests: {' '.join(_sentence(m) for m in bad_public) or 'all passed.'}"]
+            n = len(question.public)
             hidden_text = hidden_summary(question.name, [
-                (s, m, t.hint) for (s, m), t in zip(hidden, question.hidden)])
+                (s, v, e, t.hint) for (s, _), t, v, e in
+                zip(hidden, question.hidden, values[n:], expected[n:])])
             message = " ".join(parts + ([_sentence(hidden_text)] if hidden_text else []))
     if cell:
         status = "timeout" if cell.get("status") == "timeout" else status
