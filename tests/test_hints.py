@@ -76,7 +76,32 @@ def knn_radius_cube(half_width):
     return knn_radius
 
 
+def odds_form(combine=np.prod, back_to_probability=True, on_odds=True):
+    """Set 01 q11 the ways students go wrong: the posterior odds returned as they are, the
+    likelihood ratios applied to the prior probability, added, or multiplied straight
+    (which overflows on hundreds of results)."""
+    def posterior_probability(prevalence, likelihood_ratios):
+        start = prevalence / (1 - prevalence) if on_odds else prevalence
+        with np.errstate(all="ignore"):  # inf / inf: the overflow is the mistake shown
+            odds = start * (combine(likelihood_ratios) if len(likelihood_ratios) else 1.0)
+            return float(odds / (1 + odds) if back_to_probability and on_odds else odds)
+    return posterior_probability
+
+
 CASES = [  # set, question, the mistake as listed in the header, target, wrong answer
+    ("01_bayesian_learning", "q9", "base-rate neglect (the answer is the sensitivity)", "p_ill_given_positive",
+     lambda ns: lambda prevalence, sensitivity, specificity: sensitivity),
+    ("01_bayesian_learning", "q9", "sensitivity and specificity confused", "p_ill_given_positive",
+     lambda ns: lambda prevalence, sensitivity, specificity: ns["p_ill_given_positive"](
+         prevalence, specificity, sensitivity)),
+    ("01_bayesian_learning", "q11", "returns the posterior odds, not a probability", "posterior_probability",
+     lambda ns: odds_form(back_to_probability=False)),
+    ("01_bayesian_learning", "q11", "likelihood ratio times the prior probability (not the odds)",
+     "posterior_probability", lambda ns: odds_form(on_odds=False)),
+    ("01_bayesian_learning", "q11", "likelihood ratios added, not multiplied", "posterior_probability",
+     lambda ns: odds_form(combine=np.sum)),
+    ("01_bayesian_learning", "q11", "product of the likelihood ratios overflows", "posterior_probability",
+     lambda ns: odds_form()),
     ("08_hmm", "q2", "transition before day 1", "filtered", lambda ns: filtered_transition_first),
     ("06_bayesian_networks", "q7", "unnormalised mean (not divided by the sum of the weights)",
      "weighted_estimate", lambda ns: weighted_mean_unnormalised),
