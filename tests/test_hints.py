@@ -89,6 +89,20 @@ def odds_form(combine=np.prod, back_to_probability=True, on_odds=True):
 
 
 CASES = [  # set, question, the mistake as listed in the header, target, wrong answer
+    ("01_bayesian_learning", "q1", "likelihood without the prior", "answer_q1",
+     lambda ns: ns["lime"] ** 3 / np.sum(ns["lime"] ** 3)),
+    ("01_bayesian_learning", "q2", "MAP prediction (the most probable bag's P(lime))", "predictive",
+     lambda ns: lambda data, prior=ns["prior"]: float(ns["lime"][np.argmax(
+         prior * ns["lime"] ** np.sum(data) * (1 - ns["lime"]) ** (len(data) - np.sum(data)))])),
+    ("01_bayesian_learning", "q3", "h5 most probable (MAP), not above one half", "answer_q3",
+     lambda ns: next(n for n in range(50) if np.argmax(ns["prior"] * ns["lime"] ** n) == 4)),
+    ("01_bayesian_learning", "q5", "marginals multiplied (candies independent without the bag)", "answer_q5",
+     lambda ns: float(np.sum(ns["prior"] * ns["lime"]) ** 2 * np.sum(ns["prior"] * (1 - ns["lime"])))),
+    ("01_bayesian_learning", "q6", "MAP hypothesis's vote (not the weighted vote)", "bayes_optimal",
+     lambda ns: lambda posteriors, says: np.asarray(says, dtype=float)[int(np.argmax(posteriors))]),
+    ("01_bayesian_learning", "q7", "the Bayes optimal error (1 - max p)", "gibbs_error",
+     lambda ns: lambda posteriors, says: float(1 - np.max(ns["bayes_optimal"](posteriors, says)))),
+    ("01_bayesian_learning", "q10", "the prior 1/56 (not divided by P(D))", "answer_q10", lambda ns: 1 / 56),
     ("01_bayesian_learning", "q9", "base-rate neglect (the answer is the sensitivity)", "p_ill_given_positive",
      lambda ns: lambda prevalence, sensitivity, specificity: sensitivity),
     ("01_bayesian_learning", "q9", "sensitivity and specificity confused", "p_ill_given_positive",
