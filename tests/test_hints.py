@@ -118,6 +118,17 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
                               ns["linear_gaussian_fit"](x, y)[2] * np.sqrt(len(x) / max(len(x) - 2, 1)))),
     ("02_estimation", "q8", "mean instead of sum", "cross_entropy",
      lambda ns: lambda y, p: ns["cross_entropy"](y, p) / len(y)),
+    ("03_mdl", "q1", "data bits only (no bits to name the bag)", "answer_q1",
+     lambda ns: -2 * np.log2(ns["lime"][1:])),
+    ("03_mdl", "q2", "a whole log2 n per parameter", "two_part_bits",
+     lambda ns: lambda log_likelihood, k, n: -log_likelihood / np.log(2) + k * np.log2(n)),
+    ("03_mdl", "q2", "nats not converted to bits", "two_part_bits",
+     lambda ns: lambda log_likelihood, k, n: -log_likelihood + 0.5 * k * np.log2(n)),
+    ("03_mdl", "q3", "parameter bits forgotten (N = 10)", "answer_q3", lambda ns: 10),
+    ("03_mdl", "q4", "two-part code length in bits instead of BIC", "answer_q4",
+     lambda ns: ns["answer_q4"] / (2 * np.log(2))),
+    ("03_mdl", "q7", "the biased coin's bits per toss instead of the saving", "saving_per_toss",
+     lambda ns: lambda p: float(-p * np.log2(p) - (1 - p) * np.log2(1 - p))),
     ("01_bayesian_learning", "q9", "base-rate neglect (the answer is the sensitivity)", "p_ill_given_positive",
      lambda ns: lambda prevalence, sensitivity, specificity: sensitivity),
     ("01_bayesian_learning", "q9", "sensitivity and specificity confused", "p_ill_given_positive",
@@ -182,7 +193,8 @@ def test_first_hint_names_the_mistake(name, q, mistake, target, wrong):
     hint = (question.public if group == "public" else question.hidden)[int(i) - 1].hint
     # the grader's feedback shows that hint before any other
     expected = [json.loads(json.dumps(expected_value(t.expected))) for t in question.tests]
-    values = [evaluate(t.answer, ns) for t in question.tests]
+    with np.errstate(all="ignore"):  # a wrong answer may divide by zero in a test (code_lengths(0))
+        values = [evaluate(t.answer, ns) for t in question.tests]
     output = score_question(question, expected, replies(question, values), "")["output"]
     hints = sorted((t.hint for t in question.tests if t.hint in output), key=output.find)
     assert hints and hints[0] == hint, (hint, output)
