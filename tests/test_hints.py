@@ -2,11 +2,12 @@
 sees is the one the author wrote for that mistake (listed in the question's header as
 ``mistakes public N: <mistake>``), and the grader's feedback shows it first."""
 import json
+import re
 
 import numpy as np
 import pytest
 from test_feedback import replies
-from test_mutation import first_failure, mistakes, solved
+from test_mutation import SETS, first_failure, mistakes, solved
 
 from lib.grading.checks import evaluate, expected_value
 from lib.grading.grade import score_question
@@ -137,6 +138,7 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
      lambda ns: ns["answer_q1"] / np.array([9 / 14, 5 / 14])),
     ("04_naive_bayes", "q2", "Laplace's rule whatever m", "m_estimate",
      lambda ns: lambda count, class_count, k, m: (count + 1) / (class_count + k)),
+    ("04_naive_bayes", "q3", "the inverse ratio L21/L12", "answer_q3", lambda ns: 1 / ns["answer_q3"]),
     ("04_naive_bayes", "q5", "all 16 covariance entries (symmetry ignored)", "answer_q5", lambda ns: (62, 26)),
     ("04_naive_bayes", "q6", "only the present value's factor (absent adds nothing)", "boolean_weight",
      lambda ns: lambda theta_good, theta_bad: float(np.log(theta_good / theta_bad))),
@@ -211,3 +213,36 @@ def test_first_hint_names_the_mistake(name, q, mistake, target, wrong):
     output = score_question(question, expected, replies(question, values), "")["output"]
     hints = sorted((t.hint for t in question.tests if t.hint in output), key=output.find)
     assert hints and hints[0] == hint, (hint, output)
+
+
+KINDS = re.compile(r"^(x1\.1|x0\.5|\+1|-1|ln/log2|log2/ln|unnormalised|reversed|option \w+|output .+|swap .+|ignore .+)$")
+
+
+def named_mistakes(name):
+    """{question: {misconception: "public 2"}}: the listed mistakes that are not a mutation
+    kind (x1.1, swap a, b, option c, ...) but a misconception in words."""
+    return {q: {label: where for label, where in listed.items() if not KINDS.match(label)}
+            for q, listed in mistakes(name).items()}
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_question_names_its_neighbouring_concept(name):
+    """exercises/README.md: every computed question lists the neighbouring concept a student
+    most likely gives instead (a misconception in words) at a public test, and every named
+    misconception has a wrong answer in CASES that shows its hint first."""
+    _, _, _, choices = solved(name)
+    cases = {(c[0], c[1], c[2]) for c in CASES}
+    bad = []
+    for q, named in named_mistakes(name).items():
+        if q in choices:
+            continue
+        if not any(where.startswith("public") for where in named.values()):
+            bad.append(f"{q}: no misconception listed at a public test")
+        bad += [f"{q}: {label!r} has no wrong answer in tests/test_hints.py CASES"
+                for label in named if (name, q, label) not in cases]
+    assert not bad, f"{name}: " + "; ".join(bad)
+
+
+def test_named_mistakes_are_told_from_mutation_kinds():
+    assert KINDS.match("output x1.1") and KINDS.match("swap wins_a, wins_b") and KINDS.match("option c")
+    assert not KINDS.match("the inverse ratio L21/L12") and not KINDS.match("r for r - 1 free numbers")
