@@ -17,6 +17,7 @@ each as a number written with at least 2 significant digits that rounds the entr
 the decimals it shows. The copy (those numbers in place of the entries) must pass.
 """
 import contextlib
+import functools
 import io
 import itertools
 import os
@@ -67,6 +68,7 @@ def _text_of_html(html):
     return " ".join(parts)
 
 
+@functools.lru_cache(maxsize=None)
 def set_displays(name):
     """{question or None: [text]}: what the set's cells print and what its widgets show
     at every setting, by the question they sit in (None outside questions)."""
