@@ -228,19 +228,21 @@ def named_mistakes(name):
 @pytest.mark.parametrize("name", SETS)
 def test_every_question_names_its_neighbouring_concept(name):
     """exercises/README.md: every computed question lists the neighbouring concept a student
-    most likely gives instead (a misconception in words) at a public test, and every named
-    misconception has a wrong answer in CASES that shows its hint first."""
+    most likely gives instead (a misconception in words) at a public test."""
     _, _, _, choices = solved(name)
+    bad = [q for q, named in named_mistakes(name).items() if q not in choices
+           and not any(where.startswith("public") for where in named.values())]
+    assert not bad, f"{name}: no misconception listed at a public test in {bad}"
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_named_misconception_has_a_wrong_answer(name):
+    """Every misconception a question lists has a wrong answer in CASES (above), which
+    shows that its hint is the first one the student sees."""
     cases = {(c[0], c[1], c[2]) for c in CASES}
-    bad = []
-    for q, named in named_mistakes(name).items():
-        if q in choices:
-            continue
-        if not any(where.startswith("public") for where in named.values()):
-            bad.append(f"{q}: no misconception listed at a public test")
-        bad += [f"{q}: {label!r} has no wrong answer in tests/test_hints.py CASES"
-                for label in named if (name, q, label) not in cases]
-    assert not bad, f"{name}: " + "; ".join(bad)
+    bad = [f"{q}: {label!r}" for q, named in named_mistakes(name).items()
+           for label in named if (name, q, label) not in cases]
+    assert not bad, f"{name}: no wrong answer in tests/test_hints.py CASES for " + "; ".join(bad)
 
 
 def test_named_mistakes_are_told_from_mutation_kinds():
