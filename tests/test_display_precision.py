@@ -30,9 +30,9 @@ from unittest import mock
 import numpy as np
 import pytest
 from test_exercise_rules import question_text
-from test_mutation import _map, caught, solved
+from test_mutation import _map, caught, solution_cells, solved
 
-from lib.grading.source import BEGIN_QUESTION, END_QUESTION, HIDDEN_TESTS, PUBLIC_TESTS, read_source, strip_solutions
+from lib.grading.source import read_source, strip_solutions
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
@@ -82,18 +82,8 @@ def set_displays(name):
 
     with mock.patch.object(widgets, "interact", record), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for cell in exercise.notebook.cells:
-            first = cell.source.lstrip().split("\n", 1)[0].strip()
-            if cell.cell_type == "markdown":
-                continue
-            if first == BEGIN_QUESTION:
-                question = re.search(r"^name:\s*(\w+)", cell.source, re.M).group(1)
-                continue
-            if first == END_QUESTION:
-                question = None
-                continue
-            if cell.cell_type != "code" or first in (PUBLIC_TESTS, HIDDEN_TESTS):
-                continue
+        for meta, cell in solution_cells(exercise):
+            question = meta and meta["name"]
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 exec(compile(strip_solutions(cell.source, keep=True), f"<{name}>", "exec"), namespace)  # noqa: S102

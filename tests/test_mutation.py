@@ -59,33 +59,38 @@ def _header(cell):
     return meta
 
 
-@functools.lru_cache(maxsize=None)
-def solved(name):
-    """(questions, namespace, answers): the solution run once; answers[q] = [(kind, target)]."""
-    exercise = read_source(ROOT / "exercises" / name)
-    namespace = {"__name__": "__main__"}
-    answers, choices, question = {}, {}, None
+def solution_cells(exercise):
+    """(header of the question the cell sits in, or None; cell) for every code cell of the
+    source that is neither a marker nor a tests cell, in order."""
+    meta = None
     for cell in exercise.notebook.cells:
         if cell.cell_type == "markdown":
             continue
         first = _first(cell)
         if first == BEGIN_QUESTION:
             meta = _header(cell)
-            question = meta["name"]
-            answers[question] = []
-            if "choices" in meta:
-                choices[question] = [c.strip() for c in meta["choices"].split(",")]
-            continue
-        if first == END_QUESTION:
-            question = None
-            continue
-        if cell.cell_type != "code" or first in (PUBLIC_TESTS, HIDDEN_TESTS):
-            continue
+        elif first == END_QUESTION:
+            meta = None
+        elif cell.cell_type == "code" and first not in (PUBLIC_TESTS, HIDDEN_TESTS):
+            yield meta, cell
+
+
+@functools.lru_cache(maxsize=None)
+def solved(name):
+    """(questions, namespace, answers): the solution run once; answers[q] = [(kind, target)]."""
+    exercise = read_source(ROOT / "exercises" / name)
+    namespace = {"__name__": "__main__"}
+    answers, choices = {}, {}
+    for meta, cell in solution_cells(exercise):
         source = strip_solutions(cell.source, keep=True)
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(source, f"<{name}>", "exec"), namespace)  # noqa: S102 - course code
-        if question is None:
+        if meta is None:
             continue
+        question = meta["name"]
+        answers.setdefault(question, [])
+        if "choices" in meta:
+            choices[question] = [c.strip() for c in meta["choices"].split(",")]
         for line in cell.source.split("\n"):
             match = SOLUTION_LINE.match(line)
             if match:
