@@ -1,0 +1,387 @@
+"""Sets 05-09 (issue 28): each question's neighbouring-concept mistakes, named in its
+header's ``mistakes`` lines, show the hint written for them first, in the test order and
+in the grader's feedback (sets 01-04 and the new questions: tests/test_hints.py, whose
+coverage test counts these cases through COVERED)."""
+
+import json
+
+import numpy as np
+import pytest
+from test_feedback import replies
+from test_mutation import first_failure, mistakes, solved
+
+from lib.grading.checks import evaluate, expected_value
+from lib.grading.grade import score_question
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def case05(ns):
+    X, lab, V = ns["X_train"], ns["train_labels"], ns["vocabulary"]
+    space = np.asarray(X[lab == "sci.space"].sum(axis=0)).ravel()
+    allg = np.asarray(X.sum(axis=0)).ravel()
+
+    def bigram_no_pad_end(sentences, previous, word, k=0):
+        c_i = c_ij = 0
+        for s in sentences:
+            padded = ["<s>"] + list(s)
+            for a, b in zip(padded[:-1], padded[1:]):
+                if a == previous:
+                    c_i += 1
+                    c_ij += b == word
+        Vn = len({w for s in sentences for w in s}) + 2
+        d = c_i + k * Vn
+        return (c_ij + k) / d if d > 0 else 0.0
+
+    def bigram_V_words(sentences, previous, word, k=0):
+        c_i = c_ij = 0
+        for s in sentences:
+            padded = ["<s>"] + list(s) + ["</s>"]
+            for a, b in zip(padded[:-1], padded[1:]):
+                if a == previous:
+                    c_i += 1
+                    c_ij += b == word
+        Vn = len({w for s in sentences for w in s})
+        d = c_i + k * Vn
+        return (c_ij + k) / d if d > 0 else 0.0
+
+    def multinomial_score(present, p, prior):
+        present, p = np.asarray(present), np.asarray(p, float)
+        with np.errstate(divide="ignore"):
+            return float(np.log(prior) + np.sum(np.where(present == 1, np.log(p), 0.0)))
+
+    return [
+        ("q1", "ML estimate n_k / n (no add-one)", "answer_q1", space / space.sum()),
+        ("q1", "counts of all four groups", "answer_q1", (allg + 1) / (allg.sum() + len(V))),
+        ("q2", "no </s> at the end of a sentence", "bigram_estimate", bigram_no_pad_end),
+        ("q2", "V without </s> and <unk>", "bigram_estimate", bigram_V_words),
+        (
+            "q3",
+            "the multinomial model's best size",
+            "answer_q3",
+            max(ns["sizes"], key=lambda s: ns["accuracy"]("multinomial", s)),
+        ),
+        ("q6", "absent words skipped (the multinomial score)", "bernoulli_log_score", multinomial_score),
+        (
+            "q7",
+            "mean of 1 / p (arithmetic, not geometric)",
+            "perplexity",
+            lambda probs: float(np.mean(1 / np.asarray(probs, float))),
+        ),
+        ("q7", "cross-entropy in bits for the perplexity", "perplexity", lambda probs: float(-np.mean(np.log2(probs)))),
+        (
+            "q8",
+            "ML estimates without add-one",
+            "word_log_odds",
+            lambda a, b, na, nb, V: float(np.log(a / na) - np.log(b / nb)) if a and b else float("nan"),
+        ),
+        (
+            "q8",
+            "log odds of the counts (no normalisation by the group sizes)",
+            "word_log_odds",
+            lambda a, b, na, nb, V: float(np.log((a + 1) / (b + 1))),
+        ),
+    ]
+
+
+def case06(ns):
+    p_q, p_b, p_r, p_a, p_c, T, F = (ns[k] for k in ("p_q", "p_b", "p_r", "p_a", "p_c", "T", "F"))
+    alarm = ns["alarm"]
+
+    def joint_not_divided(pq, pb, pa):
+        pq, pb, pa = (np.asarray(t, float) for t in (pq, pb, pa))
+        return float(np.einsum("q,b,qb->b", pq, pb, pa[:, :, 0])[0])
+
+    def q_false(pq, pb, pa):
+        pb, pa = np.asarray(pb, float), np.asarray(pa, float)
+        j = pb * pa[1, :, 0]
+        return float(j[0] / j.sum())
+
+    def likelihood(pq, pb, pa):
+        pq, pa = np.asarray(pq, float), np.asarray(pa, float)
+        return float(pq @ pa[:, 0, 0])
+
+    def by_n(x, u, n_x, n_u):
+        c = np.zeros((n_u, n_x))
+        np.add.at(c, (np.asarray(u, int), np.asarray(x, int)), 1)
+        return c / len(x)
+
+    def unweighted(w, b):
+        w, b = np.asarray(w, float), np.asarray(b, float)
+        return float(b.mean()), float(w.sum() ** 2 / np.sum(w**2))
+
+    def ess_n(w, b):
+        w, b = np.asarray(w, float), np.asarray(b, float)
+        return float(w @ b / w.sum()), float(len(w))
+
+    return [
+        (
+            "q1",
+            "P(A | Q, B) read for a burglary (p_a index order)",
+            "answer_q1",
+            p_q[T] * p_b[F] * p_r[T, T] * p_a[T, T, T] * p_c[T, T],
+        ),
+        ("q1", "the call's factor left out", "answer_q1", p_q[T] * p_b[F] * p_r[T, T] * p_a[T, F, T]),
+        ("q2", "joint P(A, B) not divided by P(A)", "posterior_burglary", joint_not_divided),
+        ("q2", "the earthquake fixed to false (not summed out)", "posterior_burglary", q_false),
+        ("q2", "the likelihood P(A | B) for the posterior", "posterior_burglary", likelihood),
+        ("q3", "f1 transposed (indexed [b, a])", "eliminate_q", lambda pq, pa: ns["eliminate_q"](pq, pa).T),
+        ("q4", "counts divided by N (the joint, not the conditional)", "ml_cpt", by_n),
+        (
+            "q4",
+            "the table transposed (rows = child values)",
+            "ml_cpt",
+            lambda x, u, nx, nu: ns["ml_cpt"](x, u, nx, nu).T,
+        ),
+        (
+            "q5",
+            "the earthquake's probabilities for the burglary's",
+            "answer_q5",
+            np.array([alarm.query("Q", {"C": "true"})[0], alarm.query("Q", {"C": "true", "R": "true"})[0]]),
+        ),
+        (
+            "q6",
+            "weights include the sampled variables' probabilities",
+            "answer_q6",
+            np.array([p_c[a, T] * p_r[q, T] * p_q[q] * p_b[T] * p_a[q, T, a] for q in (T, F) for a in (T, F)]),
+        ),
+        (
+            "q6",
+            "a sum of the evidence probabilities",
+            "answer_q6",
+            np.array([p_c[a, T] + p_r[q, T] for q in (T, F) for a in (T, F)]),
+        ),
+        ("q7", "unweighted fraction of samples with B", "weighted_estimate", unweighted),
+        ("q7", "the number of samples as the effective sample size", "weighted_estimate", ess_n),
+    ]
+
+
+def case07(ns):
+    X = ns["X_candy"]
+
+    def post(theta, p1, p2):
+        l1 = np.array([np.prod(np.where(r == 0, p1, 1 - p1)) for r in X])
+        l2 = np.array([np.prod(np.where(r == 0, p2, 1 - p2)) for r in X])
+        return theta * l1 / (theta * l1 + (1 - theta) * l2), l1
+
+    resp, lik = post(0.6, 0.6, 0.4)
+    noprior, _ = post(0.5, 0.6, 0.4)
+
+    def per_component(x, means, sigma):
+        x, means = np.asarray(x, float), np.asarray(means, float)
+        lp = -((x[:, None] - means[None, :]) ** 2) / (2 * sigma**2)
+        r = np.exp(lp - lp.max(axis=0, keepdims=True))
+        r /= r.sum(axis=0, keepdims=True)
+        return r.T @ x / r.sum(axis=0)
+
+    def hard(x, means, sigma):
+        x, means = np.asarray(x, float), np.asarray(means, float)
+        lab = np.argmin(np.abs(x[:, None] - means[None, :]), axis=1)
+        return np.array([x[lab == i].mean() if np.any(lab == i) else means[i] for i in range(len(means))])
+
+    net, rows = ns["net"], ns["rows"]
+    prior_table = sum(
+        np.array(
+            [
+                (np.eye(2)[r["X1"], i] if "X1" in r else net.query("X1", r)[i]) * np.array([[0.8, 0.2], [0.3, 0.7]])[i]
+                for i in (0, 1)
+            ]
+        )
+        for r in rows
+    )
+
+    def m_unbiased(x, resp):
+        w, m, v = ns["m_step"](x, resp)
+        n = np.asarray(resp, float).sum(axis=0)
+        return w, m, v * n / (n - 1) if np.all(n > 1) else v * np.inf
+
+    def m_weights_n(x, resp):
+        w, m, v = ns["m_step"](x, resp)
+        return w * len(x), m, v
+
+    return [
+        ("q1", "the likelihood P(candy | Bag = 1) for the posterior", "answer_q1", lik),
+        ("q1", "the prior theta left out (equal bag weights)", "answer_q1", noprior),
+        ("q2", "responsibilities normalised per component, not per point", "em_step", per_component),
+        ("q2", "hard assignments (k-means, not EM)", "em_step", hard),
+        ("q5", "the prior table P(X2 | X1) for the posterior", "answer_q5", prior_table),
+        ("q6", "variances divided by n_i - 1", "m_step", m_unbiased),
+        ("q6", "weights n_i not divided by N", "m_step", m_weights_n),
+        (
+            "q7",
+            "log odds of component 2 against component 1",
+            "logistic_coefficients",
+            lambda a, b, s: tuple(-v for v in ns["logistic_coefficients"](a, b, s)),
+        ),
+        (
+            "q7",
+            "sigma not squared",
+            "logistic_coefficients",
+            lambda a, b, s: tuple(v * s for v in ns["logistic_coefficients"](a, b, s)),
+        ),
+    ]
+
+
+def case08(ns):
+    um, tr = ns["umbrella"], ns["transition"]
+    f3 = um.filter([1, 1, 1])[2]
+    f4 = um.filter([1, 1, 1, 1])[3]
+
+    def smoothed_argmax(obs, start, transition, emission):
+        from lib.hmm import HMM
+
+        return [
+            int(i)
+            for i in HMM(np.asarray(start, float), np.asarray(transition, float), np.asarray(emission, float))
+            .smooth(np.asarray(obs))
+            .argmax(axis=1)
+        ]
+
+    def filtered_argmax(obs, start, transition, emission):
+        return [int(i) for i in ns["filtered"](obs, start, transition, emission).argmax(axis=1)]
+
+    xi_f = sum(
+        np.outer(
+            um.filter([1, 1, 0][: t + 1])[t],
+            um.filter([1, 1, 0][: t + 2])[t + 1] / (um.filter([1, 1, 0][: t + 1])[t] @ tr),
+        )
+        * tr
+        for t in (0, 1)
+    )
+    return [
+        ("q1", "day 4 updated with an umbrella (filtered, not a forecast)", "answer_q1", np.array([f3[0], f4[0]])),
+        (
+            "q1",
+            "day 3 as a forecast from day 2 (evidence of day 3 left out)",
+            "answer_q1",
+            np.array([um.filter([1, 1])[1] @ tr[:, 0], (um.filter([1, 1])[1] @ tr) @ tr[:, 0]]),
+        ),
+        (
+            "q2",
+            "smoothed instead of filtered",
+            "filtered",
+            lambda obs, start, transition, emission: (
+                __import__("lib.hmm", fromlist=["HMM"])
+                .HMM(np.asarray(start, float), np.asarray(transition, float), np.asarray(emission, float))
+                .smooth(np.asarray(obs))
+            ),
+        ),
+        ("q4", "the most likely state of each day (smoothed)", "viterbi", smoothed_argmax),
+        ("q4", "the most likely state of each day (filtered)", "viterbi", filtered_argmax),
+        ("q6", "filtered instead of smoothed pair probabilities", "answer_q6", xi_f),
+        ("q7", "a alone (the persistence of rain)", "stationary_rain", lambda a, b: a),
+        ("q7", "one step of the chain from an even start", "stationary_rain", lambda a, b: (a + 1 - b) / 2),
+        (
+            "q7",
+            "the share of rain's persistence a / (a + b)",
+            "stationary_rain",
+            lambda a, b: a / (a + b) if a + b else 0.5,
+        ),
+    ]
+
+
+def case09(ns):
+    def knn_r(query, data, k):
+        return 2 * ns["knn_density_1d"](query, data, k)
+
+    def kde_w2(query, data, w):
+        return ns["kde"](query, data, w) / w
+
+    def kde_sum(query, data, w):
+        return ns["kde"](query, data, w) * len(np.atleast_1d(np.asarray(data, float)))
+
+    return [
+        ("q1", "interval of length r, not 2r", "knn_density_1d", knn_r),
+        (
+            "q1",
+            "the k-th point of the sorted data, not the k-th nearest",
+            "knn_density_1d",
+            lambda q, d, k: np.full(
+                len(np.atleast_1d(q)), k / (len(d) * 2 * np.abs(np.sort(d)[k - 1])) if np.sort(d)[k - 1] else np.inf
+            ),
+        ),
+        ("q2", "a sum of the bumps, not their mean", "kde", kde_sum),
+        ("q2", "normaliser with w squared", "kde", kde_w2),
+        ("q3", "the lowest held-out log-likelihood", "answer_q3", min(ns["widths"], key=ns["held_out_score"])),
+        ("q5", "the full distance D in the exponent", "best_width", lambda D, d: D / np.sqrt(d)),
+        ("q5", "d left out (the one-dimensional answer)", "best_width", lambda D, d: D / 2),
+        ("q6", "the grid side counted once (n_grid * n_data)", "kernel_terms", lambda g, n: g * n),
+        ("q6", "doubling the data only (factor 2)", "answer_q6", 2.0),
+    ]
+
+
+def case06_q11(ns):
+    alarm, vs = ns["alarm"], ns["v_structures"](ns["alarm"])
+    return [
+        (
+            "q11",
+            "the skeleton (links without directions)",
+            "answer_q11",
+            sorted(tuple(sorted(e)) for e in alarm.edges()),
+        ),
+        ("q11", "arrows reversed", "answer_q11", [(c, p) for p, c in ns["answer_q11"]]),
+        (
+            "q11",
+            "only the v-structure arrows (Meek's rules not applied)",
+            "answer_q11",
+            sorted({(a, c) for a, c, _ in vs} | {(b, c) for _, c, b in vs}),
+        ),
+        ("q11", "no link compelled", "answer_q11", []),
+        ("q11", "every arrow of the network (a DAG as its own class)", "answer_q11", alarm.edges()),
+    ]
+
+
+MAKERS = [
+    ("05_text_classification", case05),
+    ("06_bayesian_networks", case06),
+    ("06_bayesian_networks", case06_q11),
+    ("07_em", case07),
+    ("08_hmm", case08),
+    ("09_density", case09),
+]
+CASES = [
+    (name, make.__name__, i, case[0], case[1]) for name, make in MAKERS for i, case in enumerate(make(solved(name)[1]))
+]
+
+COVERED = {(c[0], c[3], c[4]) for c in CASES} | {
+    ("07_em", "q3", "the worst seed, not the smallest bad one"),
+    ("08_hmm", "q3", "all rolls counted (the ten ordinary ones too)"),
+}
+
+
+@pytest.mark.parametrize("name, maker, i, q, mistake", CASES, ids=[f"{c[0][:2]}-{c[3]}-{c[4]}" for c in CASES])
+def test_named_mistake_shows_its_hint_first(name, maker, i, q, mistake):
+    questions, namespace, _, _ = solved(name)
+    _, _, target, wrong = dict((m.__name__, m) for _, m in MAKERS)[maker](namespace)[i]
+    question, listed = questions[q], mistakes(name)[q]
+    assert mistake in listed, f"{name} {q}: {mistake!r} is not in the question's mistakes"
+    ns = dict(namespace)
+    ns[target] = wrong
+    first = first_failure(question, ns)
+    assert first == listed[mistake], f"{name} {q} {mistake!r}: first hint from {first}"
+    group, k = first.split()
+    hint = (question.public if group == "public" else question.hidden)[int(k) - 1].hint
+    expected = [json.loads(json.dumps(expected_value(t.expected))) for t in question.tests]
+    values = [evaluate(t.answer, ns) for t in question.tests]
+    output = score_question(question, expected, replies(question, values), "")["output"]
+    hints = sorted((t.hint for t in question.tests if t.hint in output), key=output.find)
+    assert hints and hints[0] == hint, (hint, output)
+
+
+def test_07_q3_worst_seed_is_not_the_smallest_bad_one():
+    """Set 07 q3: the seed of the worst run (a neighbouring reading of 'a worse local
+    maximum') gets the 'smallest bad seed' hint first."""
+    questions, namespace, _, _ = solved("07_em")
+    worst = min(range(20), key=namespace["final_loglik"])
+    assert worst != namespace["answer_q3"]
+    ns = dict(namespace, answer_q3=worst)
+    assert first_failure(questions["q3"], ns) == mistakes("07_em")["q3"]["the worst seed, not the smallest bad one"]
+
+
+def test_08_q3_all_rolls_counted():
+    """Set 08 q3: counting the ten ordinary rolls too gets the 'number of sixes' hint first."""
+    questions, namespace, _, _ = solved("08_hmm")
+    ns = dict(namespace, answer_q3=namespace["answer_q3"] + 10)
+    assert (
+        first_failure(questions["q3"], ns) == mistakes("08_hmm")["q3"]["all rolls counted (the ten ordinary ones too)"]
+    )
