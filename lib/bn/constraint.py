@@ -7,6 +7,9 @@ the configurations of ``Z``, as pgmpy's ``chi_square`` / ``g_sq``) and :func:`pc
 (Spirtes, Glymour & Scheines 2000): remove the link between two variables as soon as
 some set of their neighbours makes them independent, then orient the v-structures and
 propagate with Meek's rules, which yields the CPDAG of :mod:`lib.bn.independence`.
+Section "PC as it is practised" adds the untestable convention, PC-stable and the
+conservative and majority orientation rules (Ramsey, Zhang & Spirtes 2006; Colombo &
+Maathuis 2014).
 """
 import math
 from collections import namedtuple
@@ -25,12 +28,15 @@ from .structure import infer_states
 __all__ = ["ci_test", "pc", "CITest", "PCResult"]
 
 CITest = namedtuple("CITest", ["statistic", "dof", "p_value"])
-PCResult = namedtuple("PCResult", ["skeleton", "cpdag", "sepsets", "tests"])
+PCResult = namedtuple("PCResult", ["skeleton", "cpdag", "sepsets", "tests", "ambiguous"],
+                      defaults=(frozenset(),))
 PCResult.__doc__ = """Result of :func:`pc`: the skeleton (set of frozensets), the CPDAG
 (:class:`lib.bn.independence.CPDAG`), the separating set found for each removed link
-(``{frozenset({x, y}): set}``) and the list of tests ``(x, y, given, p_value)``."""
+(``{frozenset({x, y}): set}``), the list of tests ``(x, y, given, p_value)`` and the
+unshielded triples the orientation rule left undecided (``(frozenset({x, y}), m)``)."""
 
 _METHODS = ("g2", "chi2")
+_ORIENT = ("standard", "conservative", "majority")
 
 
 def _encode(data, states):
@@ -88,7 +94,7 @@ def ci_test(data, x, y, given=(), states=None, method="g2"):
 
 
 def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="independent",
-       stable=False, order=None):
+       stable=False, order=None, orient="standard"):
     """The PC algorithm: start from the complete undirected graph; for
     ``l = 0, 1, ..., max_cond``, remove the link ``x - y`` when a set ``S`` of ``l``
     current neighbours of ``x`` (or of ``y``) gives ``ci_test(x, y, S)`` a p-value
@@ -104,13 +110,27 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
     on the order of the variables; ``order`` (a list of the variable names) is the
     order in which the pairs are visited (default: the network's order).
 
+    ``orient`` decides each unshielded triple ``x - m - y`` (``x``, ``y`` unlinked):
+    ``"standard"`` makes it a collider ``x -> m <- y`` when ``m`` is not in the one
+    separating set recorded for ``x, y``. ``"conservative"`` (Ramsey, Zhang & Spirtes
+    2006) and ``"majority"`` (Colombo & Maathuis 2014) test ``x, y`` again given every
+    subset (of at most ``max_cond`` variables) of the final neighbours of ``x`` and of
+    ``y``, and keep the sets that separate them: conservative PC makes a collider when
+    ``m`` is in none of them, a non-collider when it is in all, and leaves the triple
+    ambiguous otherwise; majority PC makes a collider when ``m`` is in fewer than half,
+    a non-collider when in more than half, and is ambiguous at exactly half. A triple
+    with no separating set at all is ambiguous. Ambiguous triples get no arrows, and
+    Meek's rules do not read them as non-colliders.
+
     Used in: Chapter 6, sections "Other scores and independence tests" and "PC as it
-    is practised".
+    is practised" (its part "Orienting by all the separating sets").
     """
     if method not in _METHODS:
         raise ValueError(f"method must be 'g2' or 'chi2', got {method!r}")
     if untestable not in ("independent", "dependent"):
         raise ValueError(f"untestable must be 'independent' or 'dependent', got {untestable!r}")
+    if orient not in _ORIENT:
+        raise ValueError(f"orient must be 'standard', 'conservative' or 'majority', got {orient!r}")
     alpha = check_scalar(alpha, "alpha", low=0, high=1, closed="neither")
     max_cond = check_scalar(max_cond, "max_cond", kind="integer", low=0)
     net, X = _encode(data, states)
@@ -123,6 +143,13 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
     rank = [names.index(n) for n in order]
     adj = {i: set(range(len(names))) - {i} for i in range(len(names))}
     sepsets, tests = {}, []
+
+    def p_value(i, j, s):
+        t = _test_codes(X, card, i, j, list(s), method)
+        p = t.p_value if t.dof > 0 or untestable == "independent" else math.nan
+        tests.append((names[i], names[j], tuple(names[k] for k in s), p))
+        return p
+
     for level in range(max_cond + 1):
         if all(len(adj[i]) - 1 < level for i in adj):
             break
@@ -132,27 +159,33 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
                 if j not in adj[i]:
                     continue
                 for a, b in ((i, j), (j, i)):
-                    found = None
-                    for s in combinations(sorted((frozen if stable else adj)[a] - {b}), level):
-                        t = _test_codes(X, card, i, j, list(s), method)
-                        p = t.p_value if t.dof > 0 or untestable == "independent" else math.nan
-                        tests.append((names[i], names[j], tuple(names[k] for k in s), p))
-                        if p > alpha:
-                            found = s
-                            break
+                    found = next((s for s in combinations(sorted((frozen if stable else adj)[a] - {b}), level)
+                                  if p_value(i, j, s) > alpha), None)
                     if found is not None:
                         adj[i].discard(j)
                         adj[j].discard(i)
                         sepsets[frozenset((names[i], names[j]))] = {names[k] for k in found}
                         break
     skeleton = {frozenset((names[i], names[j])) for i in adj for j in adj[i]}
-    directed = set()
+    directed, ambiguous = set(), set()
     for c in range(len(names)):
         for a, b in combinations(sorted(adj[c]), 2):
-            if b not in adj[a] and names[c] not in sepsets.get(frozenset((names[a], names[b])), ()):
+            if b in adj[a]:
+                continue
+            if orient == "standard":
+                share = float(names[c] in sepsets[frozenset((names[a], names[b]))])
+            else:                                        # all separating sets, by vote
+                candidates = {s for x in (a, b) for size in range(max_cond + 1)
+                              for s in combinations(sorted(adj[x] - {a, b}), size)}
+                found = [s for s in sorted(candidates) if p_value(a, b, s) > alpha]
+                share = np.mean([c in s for s in found]) if found else 0.5
+                if share == 0.5 or (orient == "conservative" and 0 < share < 1):
+                    ambiguous.add((frozenset((names[a], names[b])), names[c]))
+                    continue
+            if share < 0.5:
                 for u in (a, b):
                     if (names[c], names[u]) not in directed:
                         directed.add((names[u], names[c]))
     undirected = {e for e in skeleton if not any(frozenset(d) == e for d in directed)}
-    cpdag = _meek(names, skeleton, directed, undirected)
-    return PCResult(skeleton, cpdag, sepsets, tests)
+    cpdag = _meek(names, skeleton, directed, undirected, ambiguous)
+    return PCResult(skeleton, cpdag, sepsets, tests, frozenset(ambiguous))

@@ -233,9 +233,12 @@ def cpdag(net_or_edges, nodes=None):
     return _meek(g.names, skeleton, directed, skeleton - {frozenset(e) for e in directed})
 
 
-def _meek(names, skeleton, directed, undirected):
-    """Apply Meek's rules R1-R3 to the undirected edges until none applies."""
+def _meek(names, skeleton, directed, undirected, ambiguous=()):
+    """Apply Meek's rules R1-R3 to the undirected edges until none applies. R1 and R3
+    read an unshielded triple ``x - m - y`` as a non-collider; they skip the triples
+    in ``ambiguous`` (``(frozenset({x, y}), m)`` pairs, from conservative PC)."""
     directed, undirected = set(directed), set(undirected)
+    ambiguous = set(ambiguous)
 
     def adjacent(a, b):
         return frozenset((a, b)) in skeleton
@@ -252,10 +255,12 @@ def _meek(names, skeleton, directed, undirected):
         for e in sorted(undirected, key=lambda e: sorted(map(str, e))):
             for a, b in (tuple(e), tuple(e)[::-1]):
                 others = [n for n in names if n not in (a, b)]
-                r1 = any(arrow(c, a) and not adjacent(c, b) for c in others)
+                r1 = any(arrow(c, a) and not adjacent(c, b)
+                         and (frozenset((c, b)), a) not in ambiguous for c in others)
                 r2 = any(arrow(a, c) and arrow(c, b) for c in others)
                 r3 = any(line(a, c) and line(a, d) and arrow(c, b) and arrow(d, b)
-                         and not adjacent(c, d) for c, d in combinations(others, 2))
+                         and not adjacent(c, d) and (frozenset((c, d)), a) not in ambiguous
+                         for c, d in combinations(others, 2))
                 if r1 or r2 or r3:
                     undirected.discard(e)
                     directed.add((a, b))
