@@ -89,19 +89,19 @@ def check_items(values, name, *, item="document", kinds=(str,)):
 
 
 def check_index_map(mapping, name, *, size=None, what="key"):
-    """A dict ``key -> position`` onto the distinct positions ``0 .. len - 1`` (``size``
+    """A dict ``key -> column`` onto the distinct columns ``0 .. len - 1`` (``size``
     of them, if given), such as a vocabulary word -> column. Returns it.
 
     >>> check_index_map({"b": 1, "a": 0}, "vocabulary", size=2)
     {'b': 1, 'a': 0}
     """
     if not isinstance(mapping, dict):
-        raise TypeError(f"{name} must be a dict {what} -> position, got {type(mapping).__name__}")
+        raise TypeError(f"{name} must be a dict {what} -> column, got {type(mapping).__name__}")
     if size is not None and len(mapping) != size:
         raise ValueError(f"{name} must have one {what} per column ({size}), got {len(mapping)}")
     positions = sorted(mapping.values())
     if positions != list(range(len(mapping))):
-        raise ValueError(f"{name} must map its {what}s to the distinct positions "
+        raise ValueError(f"{name} must map its {what}s to the distinct columns "
                          f"0..{len(mapping) - 1}, got {describe(positions[:8])}")
     return mapping
 
