@@ -149,22 +149,20 @@ class MixtureOfNaiveBayes:
         self.converged_ = converged
         return self
 
-    def score_samples(self, X):
-        """``log P(x_i)`` of each row under the fitted mixture."""
+    def _fitted_log_joint(self, X):
+        """``log P(x_i, C = j)`` under the fitted mixture (codes seen in fit only)."""
         check_is_fitted(self, "weights_")
         X = check_integers(X, "X", what="category codes (as seen in fit)", ndim=2,
                            high=np.array(self.n_categories_) - 1)
-        log_p = self._log_joint(_one_hot_columns(X, self.n_categories_), self.weights_,
-                                self.probs_)
-        return logsumexp(log_p, axis=1)
+        return self._log_joint(_one_hot_columns(X, self.n_categories_), self.weights_, self.probs_)
+
+    def score_samples(self, X):
+        """``log P(x_i)`` of each row under the fitted mixture."""
+        return logsumexp(self._fitted_log_joint(X), axis=1)
 
     def predict_proba(self, X):
         """``P(C = j | x_i)`` for each row of ``X``."""
-        check_is_fitted(self, "weights_")
-        X = check_integers(X, "X", what="category codes (as seen in fit)", ndim=2,
-                           high=np.array(self.n_categories_) - 1)
-        log_p = self._log_joint(_one_hot_columns(X, self.n_categories_), self.weights_,
-                                self.probs_)
+        log_p = self._fitted_log_joint(X)
         return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
     def score(self, X, sample_weight=None):
