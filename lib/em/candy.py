@@ -107,8 +107,7 @@ class MixtureOfNaiveBayes:
         check_scalar(self.tol, "tol", low=0)
         X = check_integers(X, "X", what="category codes", ndim=2)
         sw = check_sample_weight(sample_weight, X.shape[0], positive_sum=True)
-        if k > X.shape[0]:
-            raise ValueError(f"n_components={k} is larger than the number of rows {X.shape[0]}")
+        check_scalar(k, "n_components (at most one per row of X)", kind="integer", high=X.shape[0])
         if isinstance(self.init, dict):
             probs = self.init.get("probs")
             if not isinstance(probs, (list, tuple)) or len(probs) != X.shape[1]:
