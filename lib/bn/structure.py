@@ -273,4 +273,6 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
     k = (cards[-1] - 1) * int(np.prod(cards[:-1]))
     if score == "bic":
         return ll - 0.5 * math.log(n) * k
-    return ll - k if score == "aic" else ll  # loglik
+    if score == "aic":
+        return ll - k
+    return ll  # "loglik"
