@@ -27,11 +27,8 @@ class ProbabilisticClassifier:
     _zero_message = "every class has probability zero for example(s) {rows} of X: {reason}"
     _zero_reason = "a zero count with alpha=0 (use alpha > 0)"
 
-    def _check_fitted(self):
-        check_is_fitted(self, "classes_")
-
     def _scores(self, X):
-        self._check_fitted()
+        check_is_fitted(self, "classes_")
         jll = np.asarray(self._joint_log_likelihood(X), dtype=float)
         if np.isnan(jll).any():  # pragma: no cover - inputs are checked to be finite
             raise ValueError("the class scores contain NaN")

@@ -21,6 +21,7 @@ from lib._validation import (
     check_consistent_length,
     check_rng,
     check_scalar,
+    check_weighted_rows,
     check_weights_array,
 )
 
@@ -257,17 +258,6 @@ def candy_learner(prior=CANDY_PRIOR):
 
 
 # ------------------------------------------------------- Bayes optimal and Gibbs
-def _check_classification(posteriors, class_probs):
-    post = check_weights_array(posteriors, "posteriors", sums_to_one=True)
-    probs = check_weights_array(class_probs, "class_probs", at_most_one=True)
-    if probs.ndim < 2 or probs.shape[-2] != post.shape[-1]:
-        raise ValueError(f"class_probs must have shape (..., H, C) with H = {post.shape[-1]} "
-                         f"hypotheses, got {probs.shape}")
-    batch = np.broadcast_shapes(post.shape[:-1], probs.shape[:-2])
-    H, C = probs.shape[-2:]
-    return np.broadcast_to(post, batch + (H,)), np.broadcast_to(probs, batch + (H, C))
-
-
 def bayes_optimal_classify(posteriors, class_probs):
     """Bayes optimal classification: ``argmax_c sum_h P(c | h, x) P(h | D)``.
 
@@ -296,7 +286,7 @@ def bayes_optimal_classify(posteriors, class_probs):
     >>> bayes_optimal_classify([0.3, 0.3, 0.4], [[0, 1], [0, 1], [1, 0]])
     1
     """
-    post, probs = _check_classification(posteriors, class_probs)
+    post, probs = check_weighted_rows(posteriors, class_probs, "posteriors", "class_probs")
     predictive = (post[..., None, :] @ probs)[..., 0, :]          # (..., C)
     winner = np.argmax(predictive, axis=-1)
     return int(winner) if winner.ndim == 0 else winner
@@ -327,7 +317,7 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     array([0, 1, 1, 1, 0, 0])
     """
     rng = check_rng(rng, seeds=False)
-    post, probs = _check_classification(posteriors, class_probs)
+    post, probs = check_weighted_rows(posteriors, class_probs, "posteriors", "class_probs")
     batch = post.shape[:-1]
     u = rng.random(batch)[..., None]
     cdf = np.cumsum(post, axis=-1)
@@ -340,7 +330,6 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     else:
         label = np.argmax(chosen, axis=-1)
     return int(label) if label.ndim == 0 else label
-
 
 
 def interval_concepts(n_points):
@@ -453,7 +442,6 @@ def simulate_gibbs_vs_bayes(prior, concepts, n_train, n_trials, rng):
 
 
 # ------------------------------------------------------------------- Bayes tables
-
 def bayes_table(prior, likelihood):
     """The columns of a Bayes table for one observation, shape (H, 4).
 

@@ -46,11 +46,6 @@ def _points(x, name, d=None):
     return a
 
 
-def _check_k(k, n):
-    return check_scalar(k, f"k (1 to the number of data points, {n})", kind="integer",
-                        low=1, high=n)
-
-
 def _chunk_rows(n_queries, n_data):
     """Slices of the queries, each chunk holding about ``CHUNK_CELLS`` distances."""
     step = max(1, CHUNK_CELLS // n_data)
@@ -129,7 +124,7 @@ def knn_density(query, data, k, log=False):
     """
     data = _points(data, "data")
     query = _points(query, "query", data.shape[1])
-    k = _check_k(k, len(data))
+    k = check_scalar(k, "k", kind="integer", low=1, high=len(data))
     log_p = _knn_log_density(query, data, [k])[:, 0]
     return log_p if log else np.exp(log_p)
 
@@ -224,7 +219,7 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
     for held in folds:
         train = np.delete(data, held, axis=0)
         if method == "knn":
-            ks = [_check_k(k, len(train)) for k in values]
+            ks = [check_scalar(k, "k", kind="integer", low=1, high=len(train)) for k in values]
             log_p = _knn_log_density(data[held], train, ks)
             if np.isposinf(log_p).any():
                 i, j = np.argwhere(np.isposinf(log_p))[0]
@@ -258,7 +253,7 @@ def knn_log_normaliser(data, ks, n_samples=2000, rng=0):
     """
     data = _points(data, "data")
     n, d = data.shape
-    ks = np.array([_check_k(k, n) for k in np.atleast_1d(ks).tolist()])
+    ks = np.array([check_scalar(k, "k", kind="integer", low=1, high=n) for k in np.atleast_1d(ks).tolist()])
     if d <= 2:
         lo, hi = data.min(axis=0), data.max(axis=0)
         lo, hi = lo - 0.25 * (hi - lo) - 1e-9, hi + 0.25 * (hi - lo) + 1e-9

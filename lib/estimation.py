@@ -25,6 +25,7 @@ from lib._validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_keyed_numbers,
     check_probabilities,
     check_probability_vector,
     check_scalar,
@@ -316,7 +317,7 @@ def wrapper_log_likelihood(params, counts):
     if params.size != 3:
         raise ValueError(f"params must be (theta, theta1, theta2), got {params.size} values")
     theta, theta1, theta2 = params
-    k = _check_wrapper_counts(counts)
+    k = check_keyed_numbers(counts, "counts", ("c", "l", "rc", "gc", "rl", "gl"), low=0)
     return (bernoulli_log_likelihood(theta, k["c"], k["l"])
             + bernoulli_log_likelihood(theta1, k["rc"], k["gc"])
             + bernoulli_log_likelihood(theta2, k["rl"], k["gl"]))
@@ -327,17 +328,9 @@ def wrapper_mle(counts):
 
     Used in: Chapter 2, section "Three parameters: flavour and wrapper".
     """
-    k = _check_wrapper_counts(counts)
+    k = check_keyed_numbers(counts, "counts", ("c", "l", "rc", "gc", "rl", "gl"), low=0)
     return (float(mle_bernoulli(k["c"], k["l"])), float(mle_bernoulli(k["rc"], k["gc"])),
             float(mle_bernoulli(k["rl"], k["gl"])))
-
-
-def _check_wrapper_counts(counts):
-    keys = ("c", "l", "rc", "gc", "rl", "gl")
-    if not isinstance(counts, dict) or set(keys) - set(counts):
-        raise ValueError(f"counts must be a dict with the keys {keys} (from wrapper_counts), "
-                         f"got {counts!r}")
-    return {key: check_scalar(counts[key], f"counts[{key!r}]", low=0) for key in keys}
 
 
 # ---------------------------------------------------------------- continuous models

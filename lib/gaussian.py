@@ -26,6 +26,7 @@ from lib._validation import (
     check_option,
     check_probability_vector,
     check_scalar,
+    check_shape,
     check_stochastic_matrix,
 )
 
@@ -174,23 +175,14 @@ class GaussianClassifier(ProbabilisticClassifier):
 
 
 # ------------------------------------------------------------------------- Bayes risk
-def _check_risk_inputs(posteriors, loss):
-    P = check_array(posteriors, "posteriors", ndim=(1, 2))
-    P = check_stochastic_matrix(P[None, :] if P.ndim == 1 else P, "posteriors")
-    L = check_array(loss, "loss", ndim=2)
-    if L.shape[1] != P.shape[1]:
-        raise ValueError(f"loss must have shape (decisions, {P.shape[1]}) (one column per "
-                         f"class of posteriors), got {L.shape}")
-    return P, L
-
-
 def conditional_risk(posteriors, loss):
     """Expected loss of each decision: ``R(i | x) = sum_j L[i, j] P(y = j | x)``.
 
     ``loss[i, j]`` is the loss of deciding ``i`` when class ``j`` is true. Returns an
     array of shape (n, decisions). Used in: Chapter 4, section "Bayes risk".
     """
-    P, L = _check_risk_inputs(posteriors, loss)
+    P = check_stochastic_matrix(np.atleast_2d(check_array(posteriors, "posteriors", ndim=(1, 2))), "posteriors")
+    L = check_shape(check_array(loss, "loss", ndim=2), "loss (decisions x classes)", (None, P.shape[1]))
     return P @ L.T
 
 

@@ -14,7 +14,15 @@ chapter's figures are drawn in :mod:`lib.plots.mdl`.
 import numpy as np
 from scipy.special import log_ndtr, xlogy
 
-from lib._validation import check_array, check_consistent_length, check_probabilities, check_rng, check_scalar
+from lib._validation import (
+    check_array,
+    check_consistent_length,
+    check_integers,
+    check_probabilities,
+    check_rng,
+    check_scalar,
+    check_shape,
+)
 
 __all__ = [
     "code_length", "count_bits", "data_bits", "parameter_bits", "precision_bits", "two_part_code",
@@ -260,25 +268,13 @@ def check_dag(parents):
 
 
 def _cards(data, cards):
-    data = check_array(data, "data", ndim=2, dtype=None)
-    if not np.issubdtype(data.dtype, np.integer):
-        if not np.all(data == np.round(data)):
-            raise ValueError("data must hold integer states 0, 1, ... (no NaN)")
-        data = data.astype(int)
+    """``data`` as integer states and ``cards`` (default: the largest state + 1), checked."""
+    data = check_integers(data, "data", what="states", ndim=2)
     if cards is None:
-        cards = data.max(axis=0) + 1
-    cards = _check_cards(cards, data.shape[1])
-    if (data < 0).any() or (data >= cards).any():
-        raise ValueError("data contain states outside 0..cards-1")
-    return data, cards
-
-
-def _check_cards(cards, n_nodes):
-    cards = check_array(cards, "cards", ndim=1, dtype=None)
-    if cards.shape != (n_nodes,) or (cards < 1).any() or not np.all(cards == np.round(cards)):
-        raise ValueError(f"cards must give a positive whole number of states for each of the "
-                         f"{n_nodes} nodes, got {cards.tolist()}")
-    return cards.astype(int)
+        return data, data.max(axis=0) + 1
+    cards = check_integers(cards, "cards", what="numbers of states", low=1, ndim=1)
+    check_shape(cards, "cards (one number of states per node)", (data.shape[1],))
+    return check_integers(data, "data", what="states", high=cards - 1), cards
 
 
 def bn_n_params(parents, cards):
@@ -290,7 +286,8 @@ def bn_n_params(parents, cards):
     7
     """
     check_dag(parents)
-    cards = _check_cards(cards, len(parents))
+    cards = check_integers(cards, "cards", what="numbers of states", low=1, ndim=1)
+    check_shape(cards, "cards (one number of states per node)", (len(parents),))
     return int(sum((cards[i] - 1) * np.prod(cards[list(pa)], dtype=int)
                    for i, pa in enumerate(parents)))
 

@@ -146,7 +146,7 @@ def test_mixture_density_integrates_to_one_and_sample_proportions():
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 3), ValueError,
-     "k (1 to the number of data points, 2) must be an integer in [1, 2], got 3"),
+     "k must be an integer in [1, 2], got 3"),
     (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0], [1.0, 1.0]], 1.5), TypeError,
      "must be an integer in [1, 2], got 1.5"),
     (lambda: knn_density([[0.0, 0.0]], [[0.0, 1.0]], 0), ValueError, "got 0"),

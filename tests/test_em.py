@@ -321,8 +321,18 @@ def test_naive_bayes_mixture_bad_input():
         MixtureOfNaiveBayes(2).fit(X + 0.5)
     with pytest.raises(ValueError, match="NaN"):
         MixtureOfNaiveBayes(2).fit(np.array([[0, np.nan]]))
-    with pytest.raises(ValueError, match="non-empty"):
+    with pytest.raises(ValueError, match="empty data"):
         MixtureOfNaiveBayes(2).fit(np.empty((0, 3)))
+    with pytest.raises(ValueError, match="X must be a 2-D array"):
+        MixtureOfNaiveBayes(2).fit(X[0])
+    with pytest.raises(ValueError, match=r"X must hold category codes >= 0, got values from -1"):
+        MixtureOfNaiveBayes(2).fit(np.array([[0, -1], [1, 0]]))
+    fitted = MixtureOfNaiveBayes(2, random_state=0).fit(X, sample_weight=counts)
+    unseen = X.copy()
+    unseen[0, 1] = fitted.n_categories_[1]      # a code the model has not seen in fit
+    for method in (fitted.predict_proba, fitted.score_samples):
+        with pytest.raises(ValueError, match=r"X must hold category codes \(as seen in fit\) in 0\.\.\["):
+            method(unseen)
     with pytest.raises(ValueError, match="sample_weight"):
         MixtureOfNaiveBayes(2).fit(X, sample_weight=counts[:3])
     with pytest.raises(ValueError, match="probs"):

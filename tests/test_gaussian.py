@@ -157,7 +157,7 @@ def test_two_class_rule_and_expected_losses():
 def test_risk_bad_input():
     with pytest.raises(ValueError, match="posteriors must have each row sum to 1"):
         bayes_risk_decision([[0.5, 0.6]], zero_one_loss(2))
-    with pytest.raises(ValueError, match=r"loss must have shape \(decisions, 2\)"):
+    with pytest.raises(ValueError, match=r"loss \(decisions x classes\) must have shape \(any, 2\), got \(3, 3\)"):
         bayes_risk_decision([[0.5, 0.5]], zero_one_loss(3))
     with pytest.raises(ValueError, match=r"posteriors must hold probabilities in \[0, 1\]"):
         bayes_risk_decision([[1.5, -0.5]], zero_one_loss(2))

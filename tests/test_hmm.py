@@ -278,7 +278,7 @@ def test_bad_parameters(changes, error, message):
     ([0.5, 1.0], ValueError, "obs must hold integer symbols"),
     ([0, np.nan], ValueError, "obs must not contain NaN"),
     ([0, np.inf], ValueError, "obs must be finite"),
-    (["a", "b"], TypeError, "obs must hold real numbers"),
+    (["a", "b"], TypeError, "obs must hold integer symbols 0..1, got dtype <U1"),
     ([True, False], TypeError, "obs must hold integer symbols.*booleans"),
     ([], ValueError, "obs must have at least 1"),
     ([[0, 1]], ValueError, "obs must be a 1-D array"),

@@ -14,8 +14,9 @@ says what was expected and shows what was given::
 
 Used by all algorithm modules (Chapters 1-9); the API is the ``__all__`` list below
 (and the error classes in :mod:`lib.errors`): scalar, array and label checks live in
-:mod:`lib._validation.core`, checks of fitted models and their parameters in
-:mod:`lib._validation.estimators`; import them from here.
+:mod:`lib._validation.core`, checks of discrete data (codes, names, documents, keyed
+numbers) in :mod:`lib._validation.discrete`, checks of fitted models and their parameters
+in :mod:`lib._validation.estimators`; import them from here.
 """
 from lib.errors import NotFittedError  # one definition, in lib.errors
 
@@ -38,12 +39,22 @@ from .core import (
                    encode_labels,
                    is_missing,
 )
-from .estimators import check_consistent_length, check_is_fitted, check_mixture, check_n_features, check_sample_weight
+from .discrete import check_index_map, check_integers, check_items, check_keyed_numbers, check_names
+from .estimators import (
+    check_consistent_length,
+    check_hmm,
+    check_is_fitted,
+    check_mixture,
+    check_n_features,
+    check_sample_weight,
+    check_weighted_rows,
+)
 
 __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_binary", "check_counts",
     "check_table", "check_probabilities", "check_weights_array", "check_probability_vector",
     "check_stochastic_matrix", "check_labels", "encode_labels", "check_is_fitted",
     "check_n_features", "check_consistent_length", "check_shape", "check_rng", "check_scale",
-    "check_mixture", "check_sample_weight", "is_missing", "describe",
+    "check_mixture", "check_sample_weight", "is_missing", "describe", "check_integers", "check_names",
+    "check_items", "check_index_map", "check_keyed_numbers", "check_weighted_rows", "check_hmm",
 ]

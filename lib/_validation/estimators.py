@@ -3,7 +3,14 @@ import numpy as np
 
 from lib.errors import NotFittedError
 
-from .core import check_array, check_probability_vector, check_shape, describe
+from .core import (
+    check_array,
+    check_probability_vector,
+    check_shape,
+    check_stochastic_matrix,
+    check_weights_array,
+    describe,
+)
 
 
 # --------------------------------------------------------------------------- models
@@ -82,3 +89,34 @@ def check_sample_weight(sample_weight, n_samples, *, positive_sum=False):
         raise ValueError("sample_weight must be non-negative" + (", not all 0" if positive_sum else "")
                          + f", got {describe(w)}")
     return w
+
+
+def check_weighted_rows(weights, rows, weights_name="weights", rows_name="rows"):
+    """Weights over ``H`` items (last axis; each set of weights sums to one) and the ``H``
+    rows of probabilities they weight (shape ``(..., H, C)``, entries in [0, 1]), e.g. the
+    posteriors of ``H`` hypotheses and each one's class probabilities. Both are returned
+    broadcast to the common batch shape: ``(..., H)`` and ``(..., H, C)``.
+
+    >>> w, r = check_weighted_rows([0.5, 0.5], [[1, 0], [0, 1]])
+    >>> w.shape, r.shape
+    ((2,), (2, 2))
+    """
+    w = check_weights_array(weights, weights_name, sums_to_one=True)
+    r = check_weights_array(rows, rows_name, at_most_one=True)
+    if r.ndim < 2 or r.shape[-2] != w.shape[-1]:
+        raise ValueError(f"{rows_name} must have shape (..., H, C) with H = {w.shape[-1]} "
+                         f"(one row per entry of {weights_name}), got {r.shape}")
+    batch = np.broadcast_shapes(w.shape[:-1], r.shape[:-2])
+    return np.broadcast_to(w, batch + w.shape[-1:]), np.broadcast_to(r, batch + r.shape[-2:])
+
+
+def check_hmm(start, transition, emission):
+    """The parameters of a discrete HMM: a start distribution over ``N`` states, an
+    ``N x N`` transition matrix and an ``N x M`` emission matrix (rows summing to one).
+    Returned as float arrays, each row divided by its sum (exactly normalised)."""
+    start = check_probability_vector(start, "start")
+    n = len(start)
+    transition = check_stochastic_matrix(transition, "transition", shape=(n, n))
+    emission = check_stochastic_matrix(emission, "emission", shape=(n, None))
+    return (start / start.sum(), transition / transition.sum(axis=1, keepdims=True),
+            emission / emission.sum(axis=1, keepdims=True))

@@ -17,21 +17,20 @@ from itertools import count, product
 
 import numpy as np
 
+from lib._validation import check_names
+
 from ._common import ImpossibleEvidenceError
 
-__all__ = ["query", "log_evidence", "elimination_plan", "multiply", "enumerate_query"]
+__all__ = ["query", "query_codes", "log_evidence", "elimination_plan", "multiply", "enumerate_query"]
 
 
-def _check_query(net, variables, evidence):
-    if isinstance(variables, str) or not isinstance(variables, (list, tuple)):
-        variables = [variables]
-    for v in variables:
-        if v not in net.index:
-            raise ValueError(f"unknown query variable {v!r}")
-    if len(set(variables)) != len(variables):
-        raise ValueError("query variables must be distinct")
+def query_codes(net, variables, evidence):
+    """The query's variable indices and the evidence codes ``{index: state code}``: the
+    checked arguments of every query (one variable name or a list of distinct ones, none of
+    them also observed). Used by :func:`query`, :func:`elimination_plan` and the samplers."""
+    names = check_names(variables, "variables", net.index, what="query variable")
     ev = net.evidence_codes(evidence)
-    q = [net.index[v] for v in variables]
+    q = [net.index[v] for v in names]
     both = [net.names[i] for i in q if i in ev]
     if both:
         raise ValueError(f"query variable(s) {both} also appear in the evidence")
@@ -61,7 +60,7 @@ def query(net, variables, evidence=None, method="elimination"):
 
     Used in: Chapter 6, sections "Exact inference" and "Approximate inference by sampling".
     """
-    q, ev = _check_query(net, variables, evidence)
+    q, ev = query_codes(net, variables, evidence)
     if method == "elimination":
         table, _, _ = _eliminate(net, q, ev)
     elif method == "enumeration":
@@ -309,7 +308,7 @@ def elimination_plan(net, variables, evidence=None, heuristic="min_fill"):
 
     Used in: Chapter 6, section "Variable elimination".
     """
-    q, ev = _check_query(net, variables, evidence)
+    q, ev = query_codes(net, variables, evidence)
     relevant, factors = _prepare(net, q, ev)
     order, widest, biggest = _order(net, factors, relevant - set(q) - set(ev), heuristic)
     return {"order": [net.names[h] for h in order], "largest_factor_vars": widest,

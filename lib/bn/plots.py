@@ -130,30 +130,40 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, live=N
     first = first_state or {n: net.states[n][0] for n in net.names}
     same = (net, sorted(ev.items()), sorted(first.items()))
     live = LiveFigure() if live is None else live
-    state = live.state_for(same)
-    if state is not None:
-        X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1),
-                           np.random.default_rng(seed), fixed=net.evidence_codes(ev))
-        est, ess = _weighted_estimates(net, X, logw, free, first)
-        state["marks"].set_xdata([max(est[n], 1e-5) for n in free])
-        state["label"].set_text(f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
-        return live.fig
+    if live.state_for(same) is None and not _evidence_explorer_axes(live, same, n_samples):
+        return live.fig  # the evidence or the sample size is refused: the figure says why
+    n_samples = check_scalar(n_samples, "n_samples", kind="integer", low=1)
+    X, logw = _forward(net, n_samples, np.random.default_rng(seed), fixed=net.evidence_codes(ev))
+    est, ess = _weighted_estimates(net, X, logw, free, first)
+    live.state["marks"].set_xdata([max(est[n], _LOW) for n in free])
+    live.state["label"].set_text(f"likelihood weighting, n={n_samples} (ESS {ess:.0f})")
+    return live.fig
+
+
+_LOW = 1e-5   # the left end of the explorer's log axis
+
+
+def _evidence_explorer_axes(live, same, n_samples):
+    """The first drawing of :func:`plot_evidence_explorer` (into ``live``): the network with
+    its exact posteriors, their bars and the axes; the estimates' marks are placed by the
+    update. Returns False (the figure showing the error) for evidence or a sample size
+    that is refused."""
+    net, ev, first = same[0], dict(same[1]), dict(same[2])
+    free = [n for n in net.names if n not in ev]
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
     fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.84, wspace=0.3)
     try:
         exact = {n: float(net.query(n, ev)[net.state_code(n, first[n])]) for n in free}
-        codes = net.evidence_codes(ev)
+        net.evidence_codes(ev)
         if log_evidence(net, ev) == -math.inf:
             raise ImpossibleEvidenceError(ev)
-        X, logw = _forward(net, check_scalar(n_samples, "n_samples", kind="integer", low=1), np.random.default_rng(seed),
-                           fixed=codes)
+        check_scalar(n_samples, "n_samples", kind="integer", low=1)
     except ValueError as err:
         ax1.text(0.5, 0.5, str(err), ha="center", va="center", wrap=True)
         ax1.axis("off")
         plot_network(net, ax=ax0, fontsize=11)
         live.start(fig)  # nothing to update: drawn afresh next time
-        return fig
-    est, ess = _weighted_estimates(net, X, logw, free, first)
+        return False
     text = {n: (f"= {ev[n]}" if n in ev else f"{exact[n]:.3g}") for n in net.names}
     colors = {n: ("#f6c85f" if n in ev else "#e8eef7") for n in net.names}
     # boxes wide enough for the longest line at 11 pt (about 0.085 data units per
@@ -163,25 +173,23 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, live=N
                  node_width=0.16 + 0.085 * longest)
     # log axis: posteriors of rare events (P(B) falls from 0.072 to 0.0066 when R is
     # observed) differ by orders of magnitude, invisible on a linear axis
-    low = 1e-5
     y = np.arange(len(free))
-    ax1.barh(y, [max(exact[n], low) - low for n in free], left=low, color="#6f9fd8",
+    ax1.barh(y, [max(exact[n], _LOW) - _LOW for n in free], left=_LOW, color="#6f9fd8",
              label="exact (variable elimination)")
-    marks, = ax1.plot([max(est[n], low) for n in free], y, "k|", ms=18, mew=2.5,
-                      label=f"likelihood weighting, n={int(n_samples)} (ESS {ess:.0f})")
+    marks, = ax1.plot(np.full(len(free), _LOW), y, "k|", ms=18, mew=2.5, label="likelihood weighting")
     for k, n in enumerate(free):
-        ax1.text(max(exact[n], low) * 1.15, k, f"{exact[n]:.3g}", va="center", fontsize=10)
+        ax1.text(max(exact[n], _LOW) * 1.15, k, f"{exact[n]:.3g}", va="center", fontsize=10)
     ax1.set_xscale("log")
     ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free], fontsize=11)
     ax1.set_ylim(len(free) - 0.5, -0.5)
-    ax1.set_xlim(low, 3)
+    ax1.set_xlim(_LOW, 3)
     ax1.set_xlabel("posterior probability given the evidence (log scale)", fontsize=11)
     legend = ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
     label = next(t for t in legend.get_texts() if t.get_text().startswith("likelihood weighting"))
-    live.start(fig, same, {"net": net, "marks": marks, "label": label})
+    live.start(fig, same, {"marks": marks, "label": label})
     # what a live redraw of another sample size changes (the rest is kept as pixels)
     live.blit([marks, legend], repr(same[1:]))
-    return fig
+    return True
 
 
 def _weighted_estimates(net, X, logw, free, first):

@@ -16,7 +16,7 @@ import numpy as np
 from lib._validation import check_rng, check_scalar
 
 from ._common import ImpossibleEvidenceError, strides
-from .inference import _check_query, _eliminate, log_evidence, multiply
+from .inference import _eliminate, log_evidence, multiply, query_codes
 from .network import check_net
 
 __all__ = ["SamplingResult", "sample", "rejection_sampling", "likelihood_weighting",
@@ -66,7 +66,7 @@ def _sampling_args(net, variable, evidence, n):
     check_net(net)
     if isinstance(variable, (list, tuple)):
         raise ValueError(f"sampling estimates take one query variable, got {variable!r}")
-    q, ev = _check_query(net, variable, evidence)
+    q, ev = query_codes(net, variable, evidence)
     n = check_scalar(n, "n", kind="integer", low=1)
     if log_evidence(net, evidence) == -math.inf:  # the same refusal as exact inference
         raise ImpossibleEvidenceError(evidence)

@@ -10,7 +10,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from lib._validation import check_rng, check_sample_weight, check_scalar, is_missing
+from lib._validation import check_option, check_rng, check_sample_weight, check_scalar, is_missing
 
 from ._common import MARKERS, strides
 from .network import BayesNet, check_net
@@ -19,11 +19,6 @@ __all__ = ["score", "family_score", "hill_climb"]
 
 
 SCORES = ("bic", "mdl", "aic", "loglik", "bdeu")
-
-
-def _check_score(score):
-    if score not in SCORES:
-        raise ValueError(f"unknown score {score!r}; use 'bic', 'mdl', 'aic', 'loglik' or 'bdeu'")
 
 
 def score(net, data, score="bic", equivalent_sample_size=10.0):
@@ -42,7 +37,7 @@ def score(net, data, score="bic", equivalent_sample_size=10.0):
     independence tests".
     """
     check_net(net)
-    _check_score(score)
+    check_option(score, "score", SCORES)
     X = net.encode(data)
     a = net.arrays
     total = sum(family_score(X, i, a.parents[i], a.card, score if score != "mdl" else "bic",
@@ -106,7 +101,7 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
 
     Used in: Chapter 6, section "Learning the structure".
     """
-    _check_score(score)
+    check_option(score, "score", SCORES)
     if start is not None:
         check_net(start)
     if max_parents is not None:
@@ -239,7 +234,6 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     return result
 
 
-
 def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
                  sample_weight=None):
     """Local (per-family) structure score of variable ``i`` with ``parents`` on the
@@ -259,6 +253,7 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
     Used in: Chapter 6, sections "Learning the structure" and "Other scores and
     independence tests".
     """
+    check_option(score, "score", ("bic", "aic", "loglik", "bdeu"))
     card = np.asarray(card)
     fam = list(parents) + [i]
     cards = card[fam]
@@ -280,6 +275,4 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
         return ll - 0.5 * math.log(n) * k
     if score == "aic":
         return ll - k
-    if score == "loglik":
-        return ll
-    raise ValueError(f"unknown score {score!r}")
+    return ll  # "loglik"

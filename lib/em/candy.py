@@ -9,6 +9,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib._validation import (
+    check_integers,
     check_is_fitted,
     check_probability_vector,
     check_rng,
@@ -68,22 +69,6 @@ class MixtureOfNaiveBayes:
         self.pseudo_count = pseudo_count
         self.random_state = random_state
 
-    def _check_X(self, X, sample_weight, n_categories=None):
-        X = np.asarray(X)
-        if X.dtype == object or X.dtype.kind in "USb":
-            raise TypeError(f"X must hold integer category codes, got dtype {X.dtype}")
-        if X.ndim != 2 or X.size == 0:
-            raise ValueError(f"X must be a non-empty 2-D array of category codes, "
-                             f"got shape {X.shape}")
-        if not np.issubdtype(X.dtype, np.number) or not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or non-numeric values")
-        if np.any(X != np.round(X)) or np.any(X < 0):
-            raise ValueError("X must hold non-negative integer category codes")
-        X = X.astype(int)
-        if n_categories is not None and np.any(X.max(0) >= n_categories):
-            raise ValueError("X has a category code the model has not seen")
-        return X, check_sample_weight(sample_weight, X.shape[0], positive_sum=True)
-
     def _initial(self, n_categories, rng):
         k = self.n_components
         if isinstance(self.init, dict):
@@ -120,9 +105,9 @@ class MixtureOfNaiveBayes:
         n_iter = check_scalar(self.n_iter, "n_iter", kind="integer", low=0)
         check_scalar(self.pseudo_count, "pseudo_count", low=0)
         check_scalar(self.tol, "tol", low=0)
-        X, sw = self._check_X(X, sample_weight)
-        if k > X.shape[0]:
-            raise ValueError(f"n_components={k} is larger than the number of rows {X.shape[0]}")
+        X = check_integers(X, "X", what="category codes", ndim=2)
+        sw = check_sample_weight(sample_weight, X.shape[0], positive_sum=True)
+        check_scalar(k, "n_components (at most one per row of X)", kind="integer", high=X.shape[0])
         if isinstance(self.init, dict):
             probs = self.init.get("probs")
             if not isinstance(probs, (list, tuple)) or len(probs) != X.shape[1]:
@@ -163,26 +148,26 @@ class MixtureOfNaiveBayes:
         self.converged_ = converged
         return self
 
+    def _fitted_log_joint(self, X):
+        """``log P(x_i, C = j)`` under the fitted mixture (codes seen in fit only)."""
+        check_is_fitted(self, "weights_")
+        X = check_integers(X, "X", what="category codes (as seen in fit)", ndim=2,
+                           high=np.array(self.n_categories_) - 1)
+        return self._log_joint(_one_hot_columns(X, self.n_categories_), self.weights_, self.probs_)
+
     def score_samples(self, X):
         """``log P(x_i)`` of each row under the fitted mixture."""
-        check_is_fitted(self, "weights_")
-        X, _ = self._check_X(X, None, np.array(self.n_categories_))
-        log_p = self._log_joint(_one_hot_columns(X, self.n_categories_), self.weights_,
-                                self.probs_)
-        return logsumexp(log_p, axis=1)
+        return logsumexp(self._fitted_log_joint(X), axis=1)
 
     def predict_proba(self, X):
         """``P(C = j | x_i)`` for each row of ``X``."""
-        check_is_fitted(self, "weights_")
-        X, _ = self._check_X(X, None, np.array(self.n_categories_))
-        log_p = self._log_joint(_one_hot_columns(X, self.n_categories_), self.weights_,
-                                self.probs_)
+        log_p = self._fitted_log_joint(X)
         return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
     def score(self, X, sample_weight=None):
         """Total (weighted) log likelihood of ``X``."""
-        X, sw = self._check_X(X, sample_weight)
-        return float(sw @ self.score_samples(X))
+        X = check_integers(X, "X", what="category codes", ndim=2)
+        return float(check_sample_weight(sample_weight, X.shape[0], positive_sum=True) @ self.score_samples(X))
 
 
 def candy_counts():

@@ -136,19 +136,7 @@ class GaussianMixture:
         self.n_init = n_init
         self.random_state = random_state
 
-    # -- checks and initialisation
-    def _check_params(self, X):
-        k = check_scalar(self.n_components, "n_components", kind="integer", low=1)
-        if k > X.shape[0]:
-            raise ValueError(f"n_components={k} is larger than n_samples={X.shape[0]}")
-        check_option(self.covariance, "covariance", COVARIANCE_TYPES)
-        check_scalar(self.n_iter, "n_iter", kind="integer", low=0)
-        check_scalar(self.tol, "tol", low=0)
-        check_scalar(self.reg, "reg", low=0)
-        check_scalar(self.n_init, "n_init", kind="integer", low=1)
-        if not isinstance(self.init, dict):
-            check_option(self.init, "init", ("random", "kmeans++"))
-
+    # -- initialisation
     def _initial_parameters(self, X, rng):
         n, d = X.shape
         k, cov = self.n_components, self.covariance
@@ -243,7 +231,16 @@ class GaussianMixture:
     def fit(self, X):
         """Fit the mixture to ``X`` (n, d) by EM (with ``n_init`` restarts)."""
         X = check_data(X)
-        self._check_params(X)
+        k = check_scalar(self.n_components, "n_components", kind="integer", low=1)
+        if k > X.shape[0]:
+            raise ValueError(f"n_components={k} is larger than n_samples={X.shape[0]}")
+        check_option(self.covariance, "covariance", COVARIANCE_TYPES)
+        check_scalar(self.n_iter, "n_iter", kind="integer", low=0)
+        check_scalar(self.tol, "tol", low=0)
+        check_scalar(self.reg, "reg", low=0)
+        check_scalar(self.n_init, "n_init", kind="integer", low=1)
+        if not isinstance(self.init, dict):
+            check_option(self.init, "init", ("random", "kmeans++"))
         rng = check_rng(self.random_state)
         best = None
         n_init = 1 if isinstance(self.init, dict) else self.n_init
@@ -328,11 +325,11 @@ def em_history(X, k, seed, n_iter, reg=1e-6):
     X = check_data(X)
     k = check_scalar(k, "k", kind="integer", low=1, high=len(X))
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
+    reg = check_scalar(reg, "reg", low=0)
     key = (X.shape, hash(X.tobytes()), int(k), int(seed), int(n_iter), float(reg))
     if key not in _HISTORY:
         gm = GaussianMixture(int(k), n_iter=int(n_iter), tol=0, reg=reg, init="random",
                              random_state=int(seed))
-        gm._check_params(X)
         w, m, c = gm._initial_parameters(X, check_rng(int(seed)))
         hist = []
         for t in range(int(n_iter) + 1):

@@ -21,11 +21,11 @@ Evidence of probability zero (no state path can produce the sequence) raises
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import NotFittedError, check_probability_vector, check_rng, check_scalar, check_stochastic_matrix
+from lib._validation import NotFittedError, check_hmm, check_rng, check_scalar
 from lib.errors import ImpossibleEvidenceError
 
 from . import fast, reference
-from .reference import check_symbols
+from .reference import check_sequences, check_symbols
 
 _FLOOR_PRODUCT = 1e-280             # smallest sum of alpha * beta (or of xi) trusted
 
@@ -89,13 +89,7 @@ class HMM:
         self._set_parameters(start, transition, emission)
 
     def _set_parameters(self, start, transition, emission):
-        start = check_probability_vector(start, "start")
-        n = len(start)
-        transition = check_stochastic_matrix(transition, "transition", shape=(n, n))
-        emission = check_stochastic_matrix(emission, "emission", shape=(n, None))
-        self.start = start / start.sum()                    # exactly normalised
-        self.transition = transition / transition.sum(axis=1, keepdims=True)
-        self.emission = emission / emission.sum(axis=1, keepdims=True)
+        self.start, self.transition, self.emission = check_hmm(start, transition, emission)  # exactly normalised
 
     @property
     def n_states(self):
@@ -329,14 +323,7 @@ class HMM:
         """
         if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
             sequences = [sequences]
-        try:
-            sequences = list(sequences)
-        except TypeError:
-            raise TypeError("sequences must be a list of observation sequences, "
-                            f"got {type(sequences).__name__}") from None
-        if not sequences:
-            raise ValueError("fit needs at least one observation sequence, got none")
-        sequences = [check_symbols(s, self.n_symbols, f"sequences[{i}]") for i, s in enumerate(sequences)]
+        sequences = check_sequences(sequences, self.n_symbols)
         n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
         tol = check_scalar(tol, "tol", allow_inf=True)
         N, M = self.n_states, self.n_symbols

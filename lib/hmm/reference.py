@@ -23,7 +23,13 @@ and :func:`backward`) check their arguments, since a reader calls them directly.
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from lib._validation import check_array, check_probability_vector, check_scalar, check_stochastic_matrix, describe
+from lib._validation import (
+    check_hmm,
+    check_integers,
+    check_items,
+    check_scalar,
+    check_stochastic_matrix,
+)
 
 _TINY = np.finfo(float).tiny
 
@@ -112,7 +118,8 @@ def baum_welch_step(start, transition, emission, sequences):
     and the total log-likelihood of the sequences under the parameters *given*.
     Used in: Chapter 8, section "Baum-Welch, one step at a time".
     """
-    start, transition, emission, sequences = _check_baum_welch(start, transition, emission, sequences)
+    start, transition, emission = check_hmm(start, transition, emission)
+    sequences = check_sequences(sequences, emission.shape[1])
     n_states, n_symbols = emission.shape
     start_counts = np.zeros(n_states)
     transition_counts = np.zeros((n_states, n_states))
@@ -157,8 +164,9 @@ def baum_welch(start, transition, emission, sequences, n_iter=100, tol=1e-6):
     """
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
     tol = check_scalar(tol, "tol", allow_inf=True)
-    *first, sequences = _check_baum_welch(start, transition, emission, sequences)
-    parameters = [tuple(first)]
+    first = check_hmm(start, transition, emission)
+    sequences = check_sequences(sequences, first[2].shape[1])
+    parameters = [first]
     log_likelihoods = []
     for _ in range(n_iter):
         *updated, log_likelihood = baum_welch_step(*parameters[-1], sequences)
@@ -197,31 +205,14 @@ def _rows(counts, previous):
 def check_symbols(obs, n_symbols, name="obs"):
     """``obs`` as a 1-D integer array of symbols in ``0 .. n_symbols-1`` (every function of
     :mod:`lib.hmm` that takes observations checks them with this)."""
-    a = check_array(obs, name, ndim=1, dtype=None)
-    if a.dtype.kind == "b":
-        raise TypeError(f"{name} must hold integer symbols 0..{n_symbols - 1}, got booleans")
-    if a.dtype.kind == "f" and np.any(a != np.round(a)):
-        raise ValueError(f"{name} must hold integer symbols 0..{n_symbols - 1}, "
-                         f"got {describe(a[a != np.round(a)][0])}")
-    if a.min() < 0 or a.max() >= n_symbols:
-        raise ValueError(f"{name} must hold symbols in 0..{n_symbols - 1}, "
-                         f"got values from {a.min():g} to {a.max():g}")
-    return np.ascontiguousarray(a, dtype=np.intp)     # (one compiled version of each loop)
+    return check_integers(obs, name, what="symbols", high=n_symbols - 1, ndim=1)
 
 
-def _check_baum_welch(start, transition, emission, sequences):
-    """The arguments of :func:`baum_welch_step`, checked (parameters exactly normalised)."""
-    start = check_probability_vector(start, "start")
-    n = len(start)
-    transition = check_stochastic_matrix(transition, "transition", shape=(n, n))
-    emission = check_stochastic_matrix(emission, "emission", shape=(n, None))
+def check_sequences(sequences, n_symbols, name="sequences"):
+    """A non-empty list of observation sequences, each checked by :func:`check_symbols`
+    (one 1-D array is refused: wrap it in a list)."""
     if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
-        raise TypeError("sequences must be a list of observation sequences, got one 1-D array "
+        raise TypeError(f"{name} must be a list of observation sequences, got one 1-D array "
                         "(wrap it in a list: [obs])")
-    if isinstance(sequences, (str, bytes)) or not hasattr(sequences, "__iter__"):
-        raise TypeError(f"sequences must be a list of observation sequences, got {type(sequences).__name__}")
-    sequences = [check_symbols(obs, emission.shape[1], f"sequences[{i}]") for i, obs in enumerate(sequences)]
-    if not sequences:
-        raise ValueError("sequences must hold at least one observation sequence, got none")
-    return (start / start.sum(), transition / transition.sum(axis=1, keepdims=True),
-            emission / emission.sum(axis=1, keepdims=True), sequences)
+    sequences = check_items(sequences, name, item="observation sequence", kinds=(object,))
+    return [check_symbols(obs, n_symbols, f"{name}[{i}]") for i, obs in enumerate(sequences)]

@@ -5,17 +5,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from lib._classifier import ProbabilisticClassifier
-from lib._validation import check_array, check_labels, check_probability_vector, check_scalar
+from lib._validation import check_array, check_is_fitted, check_labels, check_probability_vector
 
 
 def _label(value):
     """``repr`` of a label without numpy's type wrapper (``'b'``, not ``np.str_('b')``)."""
     return repr(value.item() if isinstance(value, np.generic) else value)
-
-
-def _check_alpha(alpha, name="alpha"):
-    """A smoothing parameter: a real number in [0, 1e100] (larger ones overflow the sums)."""
-    return check_scalar(alpha, name, low=0, high=1e100)
 
 
 def _encode_labels(y, n_samples):
@@ -112,7 +107,7 @@ class _BaseNB(ProbabilisticClassifier):
 
         Used in: Chapter 4, section "A worked example".
         """
-        self._check_fitted()
+        check_is_fitted(self, "classes_")
         return self._joint_log_likelihood(X)
 
     def predict_joint_proba(self, X):

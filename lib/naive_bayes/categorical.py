@@ -11,7 +11,7 @@ from lib._validation import (
     check_table,
     is_missing,
 )
-from lib.naive_bayes._base import _BaseNB, _check_alpha, _encode_labels, _label, _log
+from lib.naive_bayes._base import _BaseNB, _encode_labels, _label, _log
 
 
 class CategoricalNB(_BaseNB):
@@ -100,7 +100,7 @@ class CategoricalNB(_BaseNB):
     def fit(self, X, y):
         """Count ``N(y)`` and ``N(x_j = v, y)`` and turn them into smoothed estimates."""
         check_option(self.handle_unknown, "handle_unknown", ("error", "ignore"))
-        _check_alpha(self.alpha)
+        check_scalar(self.alpha, "alpha", low=0, high=1e100)  # larger ones overflow the sums
         if self.m is not None:
             check_scalar(self.m, "m", low=0)
         X = self._as_table(X)
@@ -165,7 +165,7 @@ class CategoricalNB(_BaseNB):
             m = check_scalar(self.m, "m", low=0)
             num, den = counts + m * self._prior_vector(j), total + m
         else:
-            alpha = _check_alpha(self.alpha)
+            alpha = check_scalar(self.alpha, "alpha", low=0, high=1e100)
             num, den = counts + alpha, total + alpha * k
         if (den == 0).any():
             c = self.classes_[np.flatnonzero(den.ravel() == 0)[0]]

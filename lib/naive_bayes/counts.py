@@ -8,7 +8,6 @@ from lib._validation import check_counts, check_n_features, check_scalar
 from lib.naive_bayes._base import (
     _as_numeric_matrix,
     _BaseNB,
-    _check_alpha,
     _class_sums,
     _encode_labels,
     _float_csr,
@@ -56,7 +55,7 @@ class BernoulliNB(_BaseNB):
 
     def fit(self, X, y):
         """Count, per class, how many examples have each attribute equal to 1."""
-        alpha = _check_alpha(self.alpha)
+        alpha = check_scalar(self.alpha, "alpha", low=0, high=1e100)  # larger ones overflow the sums
         X = self._binarize(X)
         classes, y_idx = _encode_labels(y, X.shape[0])
         self.classes_ = classes
@@ -112,14 +111,10 @@ class MultinomialNB(_BaseNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    @staticmethod
-    def _check_counts(X):
-        return check_counts(_float_csr(X), "X")
-
     def fit(self, X, y):
         """Sum the word counts of each class (one sparse product ``Y^T X``)."""
-        alpha = _check_alpha(self.alpha)
-        X = self._check_counts(X)
+        alpha = check_scalar(self.alpha, "alpha", low=0, high=1e100)  # larger ones overflow the sums
+        X = check_counts(_float_csr(X), "X")
         classes, y_idx = _encode_labels(y, X.shape[0])
         self.feature_count_ = _class_sums(X, y_idx, classes.size)
         self.classes_ = classes
@@ -143,7 +138,7 @@ class MultinomialNB(_BaseNB):
         return self
 
     def _joint_log_likelihood(self, X):
-        X = self._check_counts(X)
+        X = check_counts(_float_csr(X), "X")
         check_n_features(self, X)
         return _logdot(X, self.feature_log_prob_) + self.class_log_prior_
 

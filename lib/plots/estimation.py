@@ -127,35 +127,40 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, live=None):
     label = f"Beta({a + cherries:g}, {b + limes:g}) density"
     title = f"{cherries} cherries, {limes} limes: largest gap {gap:.2g}"
     live = LiveFigure() if live is None else live
-    state = live.state_for((n_grid, a, b))
-    if state is not None:  # a live redraw: same bars, new heights
-        for bar, height in zip(state["bars"], density):
-            bar.set_height(height)
-        state["line"].set_ydata(curve)
-        state["label"].set_text(label)
-        ax = state["line"].axes
-        ax.set_title(title)
-        ax.dataLim.y1 = max(density.max(), curve.max())  # bars start at 0: the rest is the same
-        ax.set_autoscaley_on(True)  # the top as a fresh drawing finds it
-        ax.autoscale_view(scalex=False)
-        ax.set_ylim(bottom=0)
-        return live.fig
-    if live.fig is not None:  # a live redraw with other bars: the same axes, drawn again
+    if live.state_for((n_grid, a, b)) is None:  # the first draw, or other bars: the axes
+        _grid_vs_beta_axes(live, (n_grid, a, b), theta, step, fine, label)
+    state = live.state
+    for bar, height in zip(state["bars"], density):
+        bar.set_height(height)
+    state["line"].set_ydata(curve)
+    state["label"].set_text(label)
+    ax = state["line"].axes
+    ax.set_title(title)
+    ax.dataLim.y1 = max(density.max(), curve.max())  # bars start at 0: the rest is the same
+    ax.set_autoscaley_on(True)  # the top as a fresh drawing finds it
+    ax.autoscale_view(scalex=False)
+    ax.set_ylim(bottom=0)
+    return live.fig
+
+
+def _grid_vs_beta_axes(live, same, theta, step, fine, label):
+    """The first drawing of :func:`plot_grid_vs_beta` (into ``live``): bars and curve at 0.
+
+    A live figure drawn for another grid keeps its axes (drawn again, not made anew)."""
+    n_grid = same[0]
+    if live.fig is not None:
         fig, ax = live.fig, live.fig.axes[0]
         clear_data(ax)
-        ax.set_autoscaley_on(True)  # the top comes from the new data, as in a fresh drawing
     else:
         fig = new_figure((6.4, 3.6))
         ax = fig.subplots()
-    bars = ax.bar(theta, density, width=step * (0.9 if n_grid <= 21 else 1.0), color="#67a9cf",
-                  alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
-    line, = ax.plot(fine, curve, color="tab:red", lw=2, label=label)
-    ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density", title=title)
-    ax.set_ylim(bottom=0)
+    bars = ax.bar(theta, np.zeros_like(theta), width=step * (0.9 if n_grid <= 21 else 1.0),
+                  color="#67a9cf", alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
+    line, = ax.plot(fine, np.zeros_like(fine), color="tab:red", lw=2, label=label)
+    ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density")
     legend = ax.legend(fontsize=8, frameon=False, loc="upper left")
-    live.start(fig, (n_grid, a, b), {"bars": bars.patches, "line": line,
-                                     "label": next(t for t in legend.get_texts() if t.get_text() == label)})
-    return fig
+    live.start(fig, same, {"bars": bars.patches, "line": line,
+                           "label": next(t for t in legend.get_texts() if t.get_text() == label)})
 
 
 def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):

@@ -53,13 +53,18 @@ def plot_learning_curve(curves, reference=None):
     if reference is not None:
         ax.axhline(reference[0], color="gray", linestyle="--", label=reference[1])
     ax.axhline(1 / 20, color="gray", linestyle=":", label="guessing (1/20)")
+    return _accuracy_axes(ax, "number of training posts")
+
+
+def _accuracy_axes(ax, xlabel):
+    """Test accuracy (0 to 1) against a size on a log axis; returns the figure."""
     ax.set_xscale("log")
     ax.set_ylim(0, 1)
-    ax.set_xlabel("number of training posts")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
-    return fig
+    return ax.figure
 
 
 def plot_reliability(confidence, correct, n_bins=10):
@@ -109,13 +114,7 @@ def plot_event_models(sizes, accuracy):
     ax = fig.subplots()
     for (label, acc), marker in zip(accuracy.items(), "os^"):
         ax.plot(sizes, acc, marker=marker, label=label)
-    ax.set_xscale("log")
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("vocabulary size (most frequent words kept)")
-    ax.set_ylabel("test accuracy")
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
-    return fig
+    return _accuracy_axes(ax, "vocabulary size (most frequent words kept)")
 
 
 def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None):

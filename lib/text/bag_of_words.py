@@ -15,7 +15,9 @@ from lib._classifier import ProbabilisticClassifier
 from lib._validation import (
     check_array,
     check_counts,
+    check_index_map,
     check_is_fitted,
+    check_items,
     check_labels,
     check_option,
     check_rng,
@@ -41,23 +43,6 @@ def tokenize(text):
     return TOKEN.findall(text.lower())
 
 
-def _check_documents(docs, what="corpus", kinds=(str,)):
-    """A non-empty list of documents, each of one of ``kinds`` (str by default)."""
-    if isinstance(docs, str):
-        raise TypeError(f"the {what} must be a list of documents, not a single str")
-    try:
-        docs = list(docs)
-    except TypeError:
-        raise TypeError(f"the {what} must be a list of documents, got {type(docs).__name__}") from None
-    if not docs:
-        raise ValueError(f"empty {what}: at least one document is needed")
-    for i, doc in enumerate(docs):
-        if not isinstance(doc, kinds):
-            raise TypeError(f"document {i} of the {what} must be a "
-                            f"{' or '.join(k.__name__ for k in kinds)}, got {type(doc).__name__}")
-    return docs
-
-
 def count_matrix(docs, vocabulary=None):
     """Bag-of-words counts: a sparse matrix ``X[d, k]`` = occurrences of word k in doc d.
 
@@ -80,11 +65,11 @@ def count_matrix(docs, vocabulary=None):
     >>> sorted(vocab), X.toarray().tolist()
     (['cat', 'dog', 'sat', 'the'], [[1, 0, 1, 1], [0, 1, 0, 2]])
     """
-    docs = _check_documents(docs)
+    docs = check_items(docs, "corpus")
     tokens = [tokenize(doc) for doc in docs]
     lengths = np.array([len(t) for t in tokens])
     if vocabulary is not None:
-        _check_vocabulary(vocabulary)
+        check_index_map(vocabulary, "vocabulary", what="word")
     else:
         words = sorted(dict.fromkeys(chain.from_iterable(tokens)))
         vocabulary = {word: k for k, word in enumerate(words)}
@@ -95,19 +80,6 @@ def count_matrix(docs, vocabulary=None):
     X = sp.coo_matrix((np.ones(known.sum(), dtype=np.int64), (rows[known], columns[known])),
                       shape=(len(docs), len(vocabulary))).tocsr()
     return X, vocabulary
-
-
-def _check_vocabulary(vocabulary, n_columns=None):
-    """A dict word -> distinct column numbers 0..len-1 (and ``n_columns`` of them)."""
-    if not isinstance(vocabulary, dict):
-        raise TypeError(f"vocabulary must be a dict word -> column, got {type(vocabulary).__name__}")
-    if n_columns is not None and len(vocabulary) != n_columns:
-        raise ValueError(f"vocabulary must have one word per column of the counts ({n_columns}), "
-                         f"got {len(vocabulary)} words")
-    columns = sorted(vocabulary.values())
-    if columns != list(range(len(vocabulary))):
-        raise ValueError("vocabulary must map its words to the distinct columns "
-                         f"0..{len(vocabulary) - 1}, got columns {columns[:8]}")
 
 
 class NaiveBayesText(ProbabilisticClassifier):
@@ -143,7 +115,7 @@ class NaiveBayesText(ProbabilisticClassifier):
 
     def fit(self, docs, labels):
         """Learn from raw documents: the vocabulary is every token of ``docs``."""
-        docs = _check_documents(docs)
+        docs = check_items(docs, "corpus")
         check_labels(labels, "labels", n_samples=len(docs))
         counts, vocabulary = count_matrix(docs)
         if not vocabulary:
@@ -162,7 +134,7 @@ class NaiveBayesText(ProbabilisticClassifier):
         X = _count_csr(counts, "counts")
         labels = check_labels(labels, "labels", n_samples=X.shape[0])
         if vocabulary is not None:
-            _check_vocabulary(vocabulary, X.shape[1])
+            check_index_map(vocabulary, "vocabulary", size=X.shape[1], what="word")
         self.vocabulary_ = vocabulary if vocabulary is not None else {k: k for k in range(X.shape[1])}
         # for each target value v_j: docs_j is the set of rows labelled v_j
         self.classes_, y = np.unique(labels, return_inverse=True)
@@ -193,14 +165,14 @@ class NaiveBayesText(ProbabilisticClassifier):
         return self
 
     def _counts(self, docs):
-        self._check_fitted()
+        check_is_fitted(self, "classes_")
         if sp.issparse(docs) or isinstance(docs, np.ndarray):
             X = _count_csr(docs, "docs")
             if X.shape[1] != self.feature_log_prob_.shape[1]:
                 raise ValueError(f"docs as counts must have one column per vocabulary word "
                                  f"({self.feature_log_prob_.shape[1]}), got {X.shape[1]}")
             return X
-        return count_matrix(_check_documents(docs, "list of documents"), self.vocabulary_)[0]
+        return count_matrix(check_items(docs, "list of documents"), self.vocabulary_)[0]
 
     def joint_log_likelihood(self, docs):
         """``log P(v_j) + log P(doc | v_j)`` for every document (rows) and class (columns).
@@ -257,7 +229,7 @@ def learn_naive_bayes_text(examples, labels, alpha=1.0):
     >>> sorted(model.vocabulary_)
     ['goal', 'launch', 'save']
     """
-    examples = _check_documents(examples)
+    examples = check_items(examples, "corpus")
     labels = check_labels(labels, "labels", n_samples=len(examples))
     # 1. Vocabulary <- all distinct words and tokens in Examples (documents become count rows)
     counts, vocabulary = count_matrix(examples)

@@ -5,8 +5,7 @@ from itertools import repeat
 
 import numpy as np
 
-from lib._validation import check_is_fitted, check_rng, check_scalar
-from lib.text.bag_of_words import _check_documents
+from lib._validation import check_is_fitted, check_items, check_rng, check_scalar
 
 # For language models single letters ("I", "a") and contractions ("don't") count too.
 LM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -79,7 +78,7 @@ class NGramModel:
     def fit(self, corpus):
         """Count the n-grams of ``corpus``: a list of sentences, each a list of words
         (or a str, split with :func:`sentences`' tokenizer)."""
-        corpus = [self._words(s) for s in _check_documents(corpus, "corpus of sentences", _SENTENCE_KINDS)]
+        corpus = [self._words(s) for s in check_items(corpus, "corpus of sentences", kinds=_SENTENCE_KINDS)]
         seen = set().union(*map(set, corpus))
         if {self.START, self.END} & seen:
             raise ValueError(f"sentences must not contain the padding symbols {self.START} and {self.END}")
@@ -161,7 +160,7 @@ class NGramModel:
     def sentence_log_probs(self, corpus):
         """:meth:`log_prob` of every sentence of ``corpus`` at once (an array)."""
         check_is_fitted(self, "ngram_codes_")
-        corpus = [self._words(s) for s in _check_documents(corpus, "corpus of sentences", _SENTENCE_KINDS)]
+        corpus = [self._words(s) for s in check_items(corpus, "corpus of sentences", kinds=_SENTENCE_KINDS)]
         logs = self._log_probs(corpus)
         starts = np.cumsum([0] + [len(s) + 1 for s in corpus[:-1]])
         return np.add.reduceat(logs, starts)
@@ -190,7 +189,7 @@ class NGramModel:
         counts every predicted token including each ``</s>``. ``inf`` when some
         token has probability zero."""
         check_is_fitted(self, "ngram_codes_")
-        logs = self._log_probs(_check_documents(corpus, "corpus of sentences", _SENTENCE_KINDS))
+        logs = self._log_probs(check_items(corpus, "corpus of sentences", kinds=_SENTENCE_KINDS))
         return float(np.exp(-logs.mean()))
 
     def sample(self, rng, max_words=30):
