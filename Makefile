@@ -9,12 +9,14 @@ BUILD   := $(OUT)/_build
 EDITION ?= student
 PORT    ?= 8000
 STAMP   := $(VENV)/.installed
+# pytest-xdist workers of the browser stage: its tests mostly wait (page loads, kernels)
+BROWSER_WORKERS ?= 3
 
 # Where big data sets live (20 Newsgroups archive); see lib/datasets.py.
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book prepare notebooks launch-tree test lint unit slow nbval browser browser-assets chapter serve clean bench
+.PHONY: help install book prepare notebooks launch-tree test site lint unit slow nbval browser browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
@@ -68,9 +70,11 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
 	  --doctest-modules lib
 
+# pytest-xdist groups (tests/conftest.py): one file per worker, except the launch routes
+# (Binder and Colab side by side) and the JupyterLab tests (LAB_GROUPS servers).
 slow: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "slow and not browser" -p no:cacheprovider \
-	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py tests
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
+	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py tests --durations=15
 
 # Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
 browser-assets:
@@ -82,14 +86,24 @@ browser-assets:
 # Chromium (Debian's) on the built site, and a Binder-like JupyterLab session.
 browser: browser-assets
 	@test -f $(BUILD)/html/index.html || $(MAKE) book
-	BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm $(BIN)/python -m pytest tests/browser -q
+	BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm $(BIN)/python -m pytest tests/browser -q \
+	  -n $(BROWSER_WORKERS) --dist loadgroup -p no:cacheprovider --durations=15
 
 # The notebooks `make book` executed, read back (not executed again): every page ran top
 # to bottom from its current code, with no error (tools/check_executed.py).
 nbval: book
 	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py
 
-test: lint unit book nbval slow browser
+# Everything: lint first (seconds), then three lines side by side, since most of each is
+# waiting (kernels, servers, page loads, pip) that the others' work fills:
+#   unit  |  slow  |  book -> nbval -> browser
+# -k: a failing stage does not stop the others; make test fails if any failed. Each
+# stage's output is printed in one piece when it ends (--output-sync).
+test: lint
+	@$(MAKE) --no-print-directory -k -j3 --output-sync=target unit slow site
+
+site: nbval
+	@$(MAKE) --no-print-directory browser
 
 # One chapter alone: a strict mini-book with only that page, then its executed notebook read back.
 chapter: $(STAMP)

@@ -15,6 +15,7 @@ The venvs live in ``_build/`` and are made again only when their inputs change (
 file), so repeated test runs reuse them. Shared by tests/test_binder.py,
 tests/test_launch.py and tests/browser/test_binder_session.py.
 """
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -52,13 +53,18 @@ DATA = os.environ.get("BAYES_COURSE_DATA") or str((ROOT.parent / "shared" / "dat
 
 
 def _venv(where, key, install):
-    stamp = where / ".env-key"
-    if not stamp.exists() or stamp.read_text() != key:
-        shutil.rmtree(where, ignore_errors=True)
-        venv.create(where, with_pip=True)
-        subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                        "--disable-pip-version-check", *install], cwd=ROOT, check=True)
-        stamp.write_text(key)
+    # `make test` runs its stages and pytest-xdist workers side by side: the first process
+    # to need a venv makes it, the others wait on the lock and reuse it.
+    where.parent.mkdir(parents=True, exist_ok=True)
+    with open(where.parent / f".{where.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = where / ".env-key"
+        if not stamp.exists() or stamp.read_text() != key:
+            shutil.rmtree(where, ignore_errors=True)
+            venv.create(where, with_pip=True)
+            subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                            "--disable-pip-version-check", *install], cwd=ROOT, check=True)
+            stamp.write_text(key)
     return where / "bin" / "python"
 
 

@@ -40,7 +40,29 @@ SLOW_TESTS = {
 }
 
 
+# pytest-xdist groups (`--dist loadgroup` in `make slow` and `make browser`): the tests of a
+# group run in one worker, in order, so a module's expensive fixture (a hub, a venv's
+# state) is made once. Slow tests are grouped by file; the launch routes are two groups
+# (Binder, Colab) so the two venvs run side by side; the JupyterLab tests share one
+# server per group (LAB_GROUPS of them); the other browser tests spread over the workers.
+LAUNCH_GROUPS = {"binder": "launch-binder", "colab": "launch-colab"}
+LAB_FILES = {"test_binder_session.py", "test_widget_latency.py"}
+LAB_GROUPS = 2
+
+
+def xdist_group(item, path, lab_tests):
+    if path.name == "test_launch.py":
+        route = next((LAUNCH_GROUPS[f] for f in LAUNCH_GROUPS if f in getattr(item, "fixturenames", ())), None)
+        return route or path.name
+    if path.name in LAB_FILES:
+        lab_tests.append(item)
+        return f"lab-{(len(lab_tests) - 1) % LAB_GROUPS}"
+    return None if TESTS / "browser" in path.parents else path.name
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
+    lab_tests = []
     for item in items:
         path = Path(str(item.fspath))
         if TESTS / "browser" in path.parents:
@@ -48,3 +70,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         elif path.name in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS.get(path.name, ()):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("slow"):
+            group = xdist_group(item, path, lab_tests)
+            if group:
+                item.add_marker(pytest.mark.xdist_group(group))

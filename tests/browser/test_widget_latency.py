@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_binder_session import SHOTS, lab, open_notebook, run_all  # noqa: F401  (lab: fixture)
+from test_binder_session import SHOTS, open_notebook, run_all
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
