@@ -74,6 +74,26 @@ def run_all(page):
     assert not errors, errors
 
 
+def run_cells(page, indices):
+    """Run the notebook's cells ``indices`` (in order) in its kernel; no cell may raise."""
+    page.evaluate("""async (indices) => {
+        const app = window.jupyterapp, nb = app.shell.currentWidget.content;
+        for (const i of indices) {
+            nb.activeCellIndex = i;
+            await app.commands.execute('notebook:run-cell');
+        }
+    }""", indices)
+    page.wait_for_function("""(indices) => {
+        const panel = window.jupyterapp.shell.currentWidget, cells = panel.content.widgets;
+        return indices.every(i => cells[i].model.executionCount !== null)
+            && panel.sessionContext.session.kernel.status === 'idle';
+    }""", arg=indices, timeout=600_000)
+    errors = page.evaluate("""(indices) => indices.map(i => window.jupyterapp.shell.currentWidget.content.widgets[i])
+        .flatMap(w => w.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))""",
+                           indices)
+    assert not errors, errors
+
+
 def _expand_macros(text):
     """The book's math macros written out, as tools/export_notebooks.py does for JupyterLab."""
     import yaml

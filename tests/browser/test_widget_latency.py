@@ -1,7 +1,11 @@
 """Key press to new image: every chapter's interactive figures in a live JupyterLab kernel.
 
 The Binder-like JupyterLab session of ``test_binder_session.py`` (a venv made of binder/
-alone, Chromium) opens each chapter and runs it. For every interactive figure (a cell
+alone, Chromium) opens each chapter and runs the cells its interactive figures need (the
+set-up cell, every cell with an import, each figure cell and the cell showing its
+controls, and, going back from them, every cell that assigns or changes a name a needed
+cell reads: ``widget_cells``); the strict book build ran every cell with the same versions
+(tests/test_launch.py checks them). For every interactive figure (a cell
 output ``img[data-values]``, drawn by ``lib.widgets.interactive_figure``, whose controls
 are shown by the next cell) one control is driven from the keyboard, as a reader does:
 
@@ -23,14 +27,16 @@ least ``MIN_RUNS`` presses, its target ``TARGET_MS`` (issue 17), the kernel's ow
 ``benchmarks/out/widgets.json``, which ``make bench`` (``benchmarks/widget_latency.py``)
 reports against the target. Screenshots go to _build/screenshots/.
 """
+import ast
 import json
 import os
 import statistics
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
-from test_binder_session import SHOTS, open_notebook, run_all
+from test_binder_session import SHOTS, open_notebook, run_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -79,6 +85,48 @@ SETUP = """async () => {
     }
     return window.__lat.figures.map(f => ({index: f.index, name: f.name}));
 }"""
+
+
+def _names(tree):
+    """``(read, assigned, changed)``: the names a cell reads, assigns, and changes in place
+    (a method called on it, an item or attribute set on it)."""
+    read, assigned, changed = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else assigned).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            assigned.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            assigned |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            changed.add(node.func.value.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name):
+            changed.add(node.value.id)
+    return read, assigned, changed
+
+
+def widget_cells(notebook):
+    """Indices (in the notebook) of the cells the interactive figures need, in order."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    code = [i for i, c in enumerate(cells) if c.cell_type == "code"]
+    figures = [k for k, i in enumerate(code) if "interactive_figure(" in cells[i].source]
+    assert figures, f"{notebook}: no interactive figure"
+    keep = {0} | {k for k in figures} | {k + 1 for k in figures if k + 1 < len(code)}
+    needed = set()
+    for k in range(max(keep), -1, -1):
+        source = "\n".join(line for line in cells[code[k]].source.splitlines()
+                           if not line.lstrip().startswith(("%", "!")))
+        try:
+            read, assigned, changed = _names(ast.parse(source))
+        except SyntaxError:  # not plain Python: run it
+            keep.add(k)
+            continue
+        has_import = any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(ast.parse(source)))
+        if k in keep or has_import or (assigned | changed) & needed:
+            keep.add(k)
+            needed |= read | changed
+    return [code[k] for k in sorted(keep)]
 
 
 def choose_control(page, index):
@@ -172,10 +220,10 @@ def record(entries):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_interactive_figures_draw_the_image_of_each_new_value(lab, browser, chapter):
-    url, _ = lab
+    url, work = lab
     context, page = open_notebook(browser, url, f"chapters/{chapter}.ipynb")
     try:
-        run_all(page)
+        run_cells(page, widget_cells(work / "chapters" / f"{chapter}.ipynb"))
         figures = page.evaluate(SETUP)
         assert figures, f"{chapter}: no interactive figure found (img[data-values] followed by its controls)"
         entries = []
