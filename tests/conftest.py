@@ -48,6 +48,7 @@ SLOW_TESTS = {
 LAUNCH_GROUPS = {"binder": "launch-binder", "colab": "launch-colab"}
 LAB_FILES = {"test_binder_session.py", "test_widget_latency.py"}
 LAB_GROUPS = 2
+SPREAD_FILES = {"test_exercises.py"}  # no shared fixture: each test to the next free worker
 
 
 def xdist_group(item, path, lab_tests):
@@ -57,7 +58,7 @@ def xdist_group(item, path, lab_tests):
     if path.name in LAB_FILES:
         lab_tests.append(item)
         return f"lab-{(len(lab_tests) - 1) % LAB_GROUPS}"
-    return None if TESTS / "browser" in path.parents else path.name
+    return None if TESTS / "browser" in path.parents or path.name in SPREAD_FILES else path.name
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups

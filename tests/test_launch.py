@@ -24,7 +24,6 @@ differs from the book build's in what it runs:
 
 Any error fails the test.
 """
-import ast
 import re
 import shutil
 import subprocess
@@ -33,7 +32,7 @@ import sys
 import nbformat
 import pytest
 import tomllib
-from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, published_clone
+from binder_env import COLAB, ROOT, binder_python, binder_run, colab_python, execute, freeze, published_clone
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
@@ -124,26 +123,6 @@ def test_runtime_dependencies_are_a_readers_not_the_graders():
 # What the notebooks' code depends on: the course library's runtime dependencies.
 RUNTIME = sorted({re.split(r"[<>=!~\[ ]", d)[0].lower()
                   for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]})
-
-
-def binder_run(notebook):
-    """What the Binder route runs of ``notebook``: all of it when its code depends on what
-    is installed (an import inside a ``try``, ``if`` or function: the book build, which has
-    scikit-learn, takes the other branch), else its set-up cell and, in one cell, the
-    import statements of its code cells (IPython magics and shell lines left out)."""
-    nb = nbformat.read(notebook, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code[0].id == "course-setup", notebook
-    statements = []
-    for cell in code[1:]:
-        body = ast.parse("\n".join(line for line in cell.source.splitlines()
-                                   if not line.lstrip().startswith(("%", "!")))).body
-        imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
-        if sum(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)) > len(imports):
-            return nb
-        statements += [ast.unparse(node) for node in imports]
-    nb.cells = [code[0], nbformat.v4.new_code_cell("\n".join(dict.fromkeys(statements)))]
-    return nb
 
 
 @pytest.mark.slow

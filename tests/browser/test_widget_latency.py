@@ -27,16 +27,18 @@ least ``MIN_RUNS`` presses, its target ``TARGET_MS`` (issue 17), the kernel's ow
 ``benchmarks/out/widgets.json``, which ``make bench`` (``benchmarks/widget_latency.py``)
 reports against the target. Screenshots go to _build/screenshots/.
 """
-import ast
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 from test_binder_session import SHOTS, open_notebook, run_cells
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from binder_env import widget_cells  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -85,48 +87,6 @@ SETUP = """async () => {
     }
     return window.__lat.figures.map(f => ({index: f.index, name: f.name}));
 }"""
-
-
-def _names(tree):
-    """``(read, assigned, changed)``: the names a cell reads, assigns, and changes in place
-    (a method called on it, an item or attribute set on it)."""
-    read, assigned, changed = set(), set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (read if isinstance(node.ctx, ast.Load) else assigned).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            assigned.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            assigned |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-            changed.add(node.func.value.id)
-        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store) \
-                and isinstance(node.value, ast.Name):
-            changed.add(node.value.id)
-    return read, assigned, changed
-
-
-def widget_cells(notebook):
-    """Indices (in the notebook) of the cells the interactive figures need, in order."""
-    cells = nbformat.read(notebook, as_version=4).cells
-    code = [i for i, c in enumerate(cells) if c.cell_type == "code"]
-    figures = [k for k, i in enumerate(code) if "interactive_figure(" in cells[i].source]
-    assert figures, f"{notebook}: no interactive figure"
-    keep = {0} | {k for k in figures} | {k + 1 for k in figures if k + 1 < len(code)}
-    needed = set()
-    for k in range(max(keep), -1, -1):
-        source = "\n".join(line for line in cells[code[k]].source.splitlines()
-                           if not line.lstrip().startswith(("%", "!")))
-        try:
-            read, assigned, changed = _names(ast.parse(source))
-        except SyntaxError:  # not plain Python: run it
-            keep.add(k)
-            continue
-        has_import = any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(ast.parse(source)))
-        if k in keep or has_import or (assigned | changed) & needed:
-            keep.add(k)
-            needed |= read | changed
-    return [code[k] for k in sorted(keep)]
 
 
 def choose_control(page, index):
