@@ -16,15 +16,15 @@ BROWSER_WORKERS ?= 3
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book prepare notebooks launch-tree test site lint unit slow nbval browser browser-assets chapter serve clean bench
+.PHONY: help install book prepare notebooks launch-tree test site lint unit slow nbval browser browser-lab browser-site browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
 	@echo "make unit     the fast tests in parallel, with lib's doctests (a few minutes)"
 	@echo "make lint     ruff over lib, tests, tools, benchmarks"
-	@echo "make test     everything: lint, then side by side: unit | slow | strict book build -> read back -> browser"
+	@echo "make test     everything: lint, then side by side: unit | slow | browser-lab | strict book build -> read back -> browser-site"
 	@echo "make slow     kernels, venvs (launch routes), JupyterHub, grading sandboxes, mini-books (-n auto)"
-	@echo "make browser  the built site and a JupyterLab session in Chromium (-n BROWSER_WORKERS=3)"
+	@echo "make browser  Chromium: browser-site (the built site, -n BROWSER_WORKERS=3) and browser-lab (JupyterLab session)"
 	@echo "make nbval    read back the notebooks the book build executed"
 	@echo "make chapter CH=01_bayesian_learning   strict build + nbval of one chapter"
 	@echo "make bench    benchmarks against the peers -> benchmarks/results.md"
@@ -86,27 +86,38 @@ browser-assets:
 	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the browser tests will be skipped (CI installs it)"; fi
 
-# Chromium (Debian's) on the built site, and a Binder-like JupyterLab session.
-browser: browser-assets
-	@test -f $(BUILD)/html/index.html || $(MAKE) book
-	BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm $(BIN)/python -m pytest tests/browser -q \
+# Chromium (Debian's) on the built site (browser-site, after the book), and a Binder-like
+# JupyterLab session on the launch notebooks (browser-lab: needs no book, one server per
+# xdist group of tests/conftest.py).
+LAB_TESTS := tests/browser/test_binder_session.py tests/browser/test_widget_latency.py
+BROWSER_ENV := BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm
+SITE_TESTS = $(BROWSER_ENV) $(BIN)/python -m pytest tests/browser $(LAB_TESTS:%=--ignore=%) -q \
 	  -n $(BROWSER_WORKERS) --dist loadgroup -p no:cacheprovider --durations=15
+
+browser: browser-lab browser-site
+
+browser-lab: browser-assets
+	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist loadgroup -p no:cacheprovider --durations=15
+
+browser-site: browser-assets
+	@test -f $(BUILD)/html/index.html || $(MAKE) book
+	$(SITE_TESTS)
 
 # The notebooks `make book` executed, read back (not executed again): every page ran top
 # to bottom from its current code, with no error (tools/check_executed.py).
 nbval: book
 	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py
 
-# Everything: lint first (seconds), then three lines side by side, since most of each is
+# Everything: lint first (seconds), then four lines side by side, since most of each is
 # waiting (kernels, servers, page loads, pip) that the others' work fills:
-#   unit  |  slow  |  book -> nbval -> browser
+#   unit  |  slow  |  browser-lab  |  book -> nbval -> browser-site
 # -k: a failing stage does not stop the others; make test fails if any failed. Each
 # stage's output is printed in one piece when it ends (--output-sync).
 test: lint
-	@$(MAKE) --no-print-directory -k -j3 --output-sync=target unit slow site
+	@$(MAKE) --no-print-directory -k -j4 --output-sync=target unit slow browser-lab site
 
-site: nbval
-	@$(MAKE) --no-print-directory browser
+site: nbval browser-assets
+	$(SITE_TESTS)
 
 # One chapter alone: a strict mini-book with only that page, then its executed notebook read back.
 chapter: $(STAMP)
