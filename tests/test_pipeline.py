@@ -2,9 +2,9 @@
 the pytest-xdist groups of tests/conftest.py, and what the Binder route and the
 JupyterLab session run of a notebook when the book build's execution stands for the rest
 (tests/binder_env.py)."""
+import ast
 import importlib.util
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 from binder_env import binder_run, widget_cells
@@ -15,33 +15,42 @@ conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(conftest)
 
 
-def group(name, fixtures=(), lab_tests=None):
-    item = SimpleNamespace(fixturenames=list(fixtures))
-    return conftest.xdist_group(item, TESTS / name, [] if lab_tests is None else lab_tests)
+def scope(nodeid, lab_scopes=None):
+    return conftest.xdist_scope(nodeid, {} if lab_scopes is None else lab_scopes)
 
 
 def test_the_launch_routes_run_side_by_side_and_the_rest_of_their_file_together():
-    assert group("test_launch.py", ["tree", "binder", "notebook"]) == "launch-binder"
-    assert group("test_launch.py", ["tree", "colab", "notebook", "tmp_path"]) == "launch-colab"
-    assert group("test_launch.py", ["colab"]) == "launch-colab"  # the upgraded-nothing check, after the runs
-    assert group("test_launch.py", ["tree", "chapter"]) == "test_launch.py"
+    launch = "tests/test_launch.py::"
+    assert scope(launch + "test_notebook_runs_in_the_binder_environment[chapters/01.ipynb]") == "launch-binder"
+    assert scope(launch + "test_binder_has_the_book_builds_versions_of_what_the_notebooks_use") == "launch-binder"
+    assert scope(launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]") == "launch-colab"
+    assert scope(launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing") == "launch-colab"
+    assert scope(launch + "test_chapter_solutions_start_collapsed_and_still_run[01]") == "test_launch.py"
+    defined = {n.name for n in ast.walk(ast.parse((TESTS / "test_launch.py").read_text()))
+               if isinstance(n, ast.FunctionDef)}
+    assert set(conftest.LAUNCH_ROUTES) <= defined, set(conftest.LAUNCH_ROUTES) - defined
 
 
 def test_files_with_shared_fixtures_stay_in_one_worker_and_the_others_spread():
-    assert group("test_hub.py", ["hub", "reader"]) == "test_hub.py"
-    assert group("test_grading_sandbox.py", ["batch"]) == "test_grading_sandbox.py"
-    assert group("test_exercises.py", ["name", "tmp_path"]) is None
-    assert group("browser/test_a11y.py", ["browser", "site_url"]) is None
+    assert scope("tests/test_hub.py::test_the_links_clone_the_branch_into_the_readers_home") == "tests/test_hub.py"
+    assert scope("tests/test_grading_sandbox.py::test_gradebook") == "tests/test_grading_sandbox.py"
+    one = "tests/test_exercises.py::test_instructor_edition_full_marks_and_blank_release_zero[01_bayesian_learning]"
+    assert scope(one) == one
+    axe = "tests/browser/test_a11y.py::test_no_wcag_violation[chapters/01_bayesian_learning.html-phone-dark]"
+    assert scope(axe) == axe
+    assert conftest.SPREAD_FILES <= {p.name for p in TESTS.glob("test_*.py")}
 
 
-def test_the_jupyterlab_tests_share_a_server_per_group():
-    lab_tests = []
-    names = [group(f"browser/{f}", ["lab"], lab_tests) for f in
-             ["test_binder_session.py"] * 3 + ["test_widget_latency.py"] * 9]
+def test_the_jupyterlab_tests_share_a_server_per_scope():
+    lab_scopes = {}
+    ids = ([f"tests/browser/test_binder_session.py::test_{k}" for k in range(3)]
+           + [f"tests/browser/test_widget_latency.py::test_interactive[{k:02d}]" for k in range(9)])
+    names = [scope(i, lab_scopes) for i in ids]
+    assert names == [scope(i, lab_scopes) for i in ids], "the same test, the same scope"
     assert set(names) == {f"lab-{k}" for k in range(conftest.LAB_GROUPS)}
-    assert len(lab_tests) == 12
     counts = [names.count(n) for n in set(names)]
     assert max(counts) - min(counts) <= 1
+    assert conftest.LAB_FILES <= {p.name for p in (TESTS / "browser").glob("test_*.py")}
 
 
 def notebook(tmp_path, *sources):
