@@ -70,7 +70,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check lib tests tools benchmarks
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
+	$(UNIT_NICE) $(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
 	  --doctest-modules lib
 
 # pytest-xdist groups (tests/conftest.py): one file per worker, except the launch routes
@@ -113,8 +113,11 @@ nbval: book
 #   unit  |  slow  |  browser-lab  |  book -> nbval -> browser-site
 # -k: a failing stage does not stop the others; make test fails if any failed. Each
 # stage's output is printed in one piece when it ends (--output-sync).
+# The unit line yields the CPU to the others (nice): it has no time limit, while the book
+# build is the start of the longest line and the sandbox and JupyterLab tests wait on
+# clocks.
 test: lint
-	@$(MAKE) --no-print-directory -k -j4 --output-sync=target unit slow browser-lab site
+	@$(MAKE) --no-print-directory -k -j4 --output-sync=target UNIT_NICE="nice -n 10" unit slow browser-lab site
 
 site: nbval browser-assets
 	$(SITE_TESTS)
