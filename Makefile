@@ -9,18 +9,23 @@ BUILD   := $(OUT)/_build
 EDITION ?= student
 PORT    ?= 8000
 STAMP   := $(VENV)/.installed
+# pytest-xdist workers of the browser stage: its tests mostly wait (page loads, kernels)
+BROWSER_WORKERS ?= 3
 
 # Where big data sets live (20 Newsgroups archive); see lib/datasets.py.
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help install book prepare notebooks launch-tree test lint unit slow nbval browser browser-assets chapter serve clean bench
+.PHONY: help install book prepare notebooks launch-tree test site lint unit slow nbval browser browser-lab browser-site browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
 	@echo "make unit     the fast tests in parallel, with lib's doctests (a few minutes)"
 	@echo "make lint     ruff over lib, tests, tools, benchmarks"
-	@echo "make test     everything: lint, unit, strict book build, its notebooks read back, slow tests, browser"
+	@echo "make test     everything: lint, then side by side: unit | slow | browser-lab | strict book build -> read back -> browser-site"
+	@echo "make slow     kernels, venvs (launch routes), JupyterHub, grading sandboxes, mini-books (-n auto)"
+	@echo "make browser  Chromium: browser-site (the built site, -n BROWSER_WORKERS=3) and browser-lab (JupyterLab session)"
+	@echo "make nbval    read back the notebooks the book build executed"
 	@echo "make chapter CH=01_bayesian_learning   strict build + nbval of one chapter"
 	@echo "make bench    benchmarks against the peers -> benchmarks/results.md"
 	@echo "make serve    preview the built site on http://127.0.0.1:$(PORT)"
@@ -65,12 +70,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check lib tests tools benchmarks
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
+	$(UNIT_NICE) $(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
 	  --doctest-modules lib
 
+# pytest-xdist groups (tests/conftest.py): one file per worker, except the launch routes
+# (Binder and Colab side by side) and the JupyterLab tests (LAB_GROUPS servers).
 slow: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "slow and not browser" -p no:cacheprovider \
-	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py tests
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
+	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py tests --durations=15
 
 # Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
 browser-assets:
@@ -79,17 +86,41 @@ browser-assets:
 	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error; \
 	else echo "npm not found: the browser tests will be skipped (CI installs it)"; fi
 
-# Chromium (Debian's) on the built site, and a Binder-like JupyterLab session.
-browser: browser-assets
+# Chromium (Debian's) on the built site (browser-site, after the book), and a Binder-like
+# JupyterLab session on the launch notebooks (browser-lab: needs no book, one server per
+# xdist group of tests/conftest.py).
+LAB_TESTS := tests/browser/test_binder_session.py tests/browser/test_widget_latency.py
+BROWSER_ENV := BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm
+SITE_TESTS = $(BROWSER_ENV) $(BIN)/python -m pytest tests/browser $(LAB_TESTS:%=--ignore=%) -q \
+	  -n $(BROWSER_WORKERS) --dist loadgroup -p no:cacheprovider --durations=15
+
+browser: browser-lab browser-site
+
+browser-lab: browser-assets
+	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist loadgroup -p no:cacheprovider --durations=15
+
+browser-site: browser-assets
 	@test -f $(BUILD)/html/index.html || $(MAKE) book
-	BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm $(BIN)/python -m pytest tests/browser -q
+	$(SITE_TESTS)
 
 # The notebooks `make book` executed, read back (not executed again): every page ran top
 # to bottom from its current code, with no error (tools/check_executed.py).
 nbval: book
 	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py
 
-test: lint unit book nbval slow browser
+# Everything: lint first (seconds), then four lines side by side, since most of each is
+# waiting (kernels, servers, page loads, pip) that the others' work fills:
+#   unit  |  slow  |  browser-lab  |  book -> nbval -> browser-site
+# -k: a failing stage does not stop the others; make test fails if any failed. Each
+# stage's output is printed in one piece when it ends (--output-sync).
+# The unit line yields the CPU to the others (nice): it has no time limit, while the book
+# build is the start of the longest line and the sandbox and JupyterLab tests wait on
+# clocks.
+test: lint
+	@$(MAKE) --no-print-directory -k -j4 --output-sync=target UNIT_NICE="nice -n 10" unit slow browser-lab site
+
+site: nbval browser-assets
+	$(SITE_TESTS)
 
 # One chapter alone: a strict mini-book with only that page, then its executed notebook read back.
 chapter: $(STAMP)

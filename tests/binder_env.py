@@ -15,6 +15,8 @@ The venvs live in ``_build/`` and are made again only when their inputs change (
 file), so repeated test runs reuse them. Shared by tests/test_binder.py,
 tests/test_launch.py and tests/browser/test_binder_session.py.
 """
+import ast
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -24,6 +26,7 @@ import venv
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,13 +55,18 @@ DATA = os.environ.get("BAYES_COURSE_DATA") or str((ROOT.parent / "shared" / "dat
 
 
 def _venv(where, key, install):
-    stamp = where / ".env-key"
-    if not stamp.exists() or stamp.read_text() != key:
-        shutil.rmtree(where, ignore_errors=True)
-        venv.create(where, with_pip=True)
-        subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                        "--disable-pip-version-check", *install], cwd=ROOT, check=True)
-        stamp.write_text(key)
+    # `make test` runs its stages and pytest-xdist workers side by side: the first process
+    # to need a venv makes it, the others wait on the lock and reuse it.
+    where.parent.mkdir(parents=True, exist_ok=True)
+    with open(where.parent / f".{where.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = where / ".env-key"
+        if not stamp.exists() or stamp.read_text() != key:
+            shutil.rmtree(where, ignore_errors=True)
+            venv.create(where, with_pip=True)
+            subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                            "--disable-pip-version-check", *install], cwd=ROOT, check=True)
+            stamp.write_text(key)
     return where / "bin" / "python"
 
 
@@ -199,3 +207,74 @@ def execute(python, notebook, **env):
                           cwd=Path(notebook).parent, capture_output=True, text=True,
                           env={**os.environ, "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
                                **env})
+
+
+# What a route runs of a notebook when the book build's execution stands for the rest
+# (tests/test_launch.py, tests/browser/test_widget_latency.py; CONTRIBUTING.md).
+def _code(cell):
+    """A code cell's source as Python (IPython magics and shell lines left out)."""
+    return "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
+def binder_run(notebook):
+    """What the Binder route runs of ``notebook``: all of it when its code depends on what
+    is installed (an import inside a ``try``, ``if`` or function: the book build, which has
+    scikit-learn, takes the other branch), else its set-up cell and, in one cell, the
+    import statements of its code cells (IPython magics and shell lines left out)."""
+    nb = nbformat.read(notebook, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].id == "course-setup", notebook
+    statements = []
+    for cell in code[1:]:
+        body = ast.parse(_code(cell)).body
+        imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        if sum(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)) > len(imports):
+            return nb
+        statements += [ast.unparse(node) for node in imports]
+    nb.cells = [code[0], nbformat.v4.new_code_cell("\n".join(dict.fromkeys(statements)))]
+    return nb
+
+
+def _names(tree):
+    """``(read, assigned, changed)``: the names a cell reads, assigns, and may change in
+    place (a method called on it, an item or attribute set on it, or passed to a call made
+    for its side effect: ``rng.shuffle(data)``)."""
+    read, assigned, changed = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            changed |= {a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)}
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else assigned).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            assigned.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            assigned |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            changed.add(node.func.value.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name):
+            changed.add(node.value.id)
+    return read, assigned, changed
+
+
+def widget_cells(notebook):
+    """Indices (in the notebook) of the cells the interactive figures need, in order."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    code = [i for i, c in enumerate(cells) if c.cell_type == "code"]
+    figures = [k for k, i in enumerate(code) if "interactive_figure(" in cells[i].source]
+    assert figures, f"{notebook}: no interactive figure"
+    keep = {0} | {k for k in figures} | {k + 1 for k in figures if k + 1 < len(code)}
+    needed = set()
+    for k in range(max(keep), -1, -1):
+        try:
+            tree = ast.parse(_code(cells[code[k]]))
+        except SyntaxError:  # not plain Python: run it
+            keep.add(k)
+            continue
+        read, assigned, changed = _names(tree)
+        has_import = any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(tree))
+        if k in keep or has_import or (assigned | changed) & needed:
+            keep.add(k)
+            needed |= read | changed
+    return [code[k] for k in sorted(keep)]

@@ -40,6 +40,53 @@ SLOW_TESTS = {
 }
 
 
+# pytest-xdist scopes (`--dist loadgroup` in `make slow` and `make browser`): the tests of a
+# scope run in one worker, in order, so a module's expensive fixture (a hub, a sandbox
+# batch, a venv's state) is made once. Slow tests are grouped by file; the launch routes
+# are two scopes (Binder, Colab) so the two venvs run side by side; the JupyterLab tests
+# share one server per scope (LAB_GROUPS of them); the other browser tests, and those of
+# SPREAD_FILES, go one by one to the next free worker. The scopes are read from the node
+# ids by the scheduler below: pytest-xdist 3.8's own `xdist_group` marks are silently
+# ignored by pytest 9.2 (pytest-xdist issue #1386), so none are used.
+LAUNCH_ROUTES = {
+    "test_binder_has_the_book_builds_versions_of_what_the_notebooks_use": "launch-binder",
+    "test_notebook_runs_in_the_binder_environment": "launch-binder",
+    "test_notebook_runs_on_colab_after_its_own_set_up_cell": "launch-colab",
+    "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing": "launch-colab",  # after the runs
+}
+LAB_FILES = {"test_binder_session.py", "test_widget_latency.py"}
+LAB_GROUPS = 2
+SPREAD_FILES = {"test_exercises.py"}  # no shared fixture
+
+
+def xdist_scope(nodeid, lab_scopes):
+    """The scope of a test (``lab_scopes``: node id -> scope of the JupyterLab tests seen so
+    far, which alternate between LAB_GROUPS scopes in collection order)."""
+    path, _, rest = nodeid.partition("::")
+    name, function = Path(path).name, rest.split("[")[0]
+    if name == "test_launch.py":
+        return LAUNCH_ROUTES.get(function, name)
+    if name in LAB_FILES:
+        return lab_scopes.setdefault(nodeid, f"lab-{len(lab_scopes) % LAB_GROUPS}")
+    if "browser" in Path(path).parts or name in SPREAD_FILES:
+        return nodeid
+    return path
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ScopeScheduling(LoadScopeScheduling):
+        lab_scopes = {}
+
+        def _split_scope(self, nodeid):
+            return xdist_scope(nodeid, self.lab_scopes)
+
+    return ScopeScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.fspath))

@@ -1,28 +1,38 @@
-"""Every launch route runs every chapter and every released exercise notebook.
+"""Every launch route runs the notebooks readers open.
 
 The notebooks are those of a clone of the `notebooks` branch as readers fetch it:
 tools/export_notebooks.py writes the launch tree, tools/publish_notebooks.sh (the script
 .github/workflows/publish.yml runs) publishes it into a local bare repository, and the
-tests clone that. Each notebook of the clone is executed top to bottom in a fresh kernel of
+tests clone that. Each notebook is executed once per `make test` in each environment that
+differs from the book build's in what it runs:
 
+* a Colab-like venv with Colab's preinstalled (older) versions and no course library, from
+  a folder outside any checkout (like Colab's /content): every notebook of the clone runs
+  top to bottom in a fresh kernel; its own first cell installs the library, from
+  $BAYES_COURSE_REPO pointed at the clone. The Colab route must also upgrade nothing:
+  after all the notebooks ran, the venv holds what Colab had plus the course library,
+  same versions.
 * a Binder-like venv made from binder/requirements.txt alone (tests/binder_env.py; the
   clone's binder/ is the same), with the clone's `lib` first on the path as repo2docker's
-  `-e .` in the clone would have it, and
-* a Colab-like venv with Colab's preinstalled versions and no course library, from a
-  folder outside any checkout (like Colab's /content): the notebook's own first cell
-  installs the library, from $BAYES_COURSE_REPO pointed at the clone.
+  `-e .` in the clone would have it. Its packages are the book build's, same versions
+  (asserted here), so the strict book build's execution of every notebook stands for
+  running the code cells there; what Binder changes is what is installed. So a notebook
+  whose code depends on that (an import in a ``try``/``if``: the book build has
+  scikit-learn, Binder does not) runs top to bottom in a fresh Binder kernel; of the
+  others, the set-up cell and every import of every code cell run there. (The JupyterLab
+  session of tests/browser/ also runs the interactive figures in this venv.)
 
-Any error fails the test. The Colab route must also upgrade nothing: after all the
-notebooks ran, the venv holds what Colab had plus the course library, same versions.
+Any error fails the test.
 """
 import re
 import shutil
 import subprocess
+import sys
 
 import nbformat
 import pytest
 import tomllib
-from binder_env import COLAB, ROOT, binder_python, colab_python, execute, freeze, published_clone
+from binder_env import COLAB, ROOT, binder_python, binder_run, colab_python, execute, freeze, published_clone
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
@@ -110,11 +120,32 @@ def test_runtime_dependencies_are_a_readers_not_the_graders():
     assert all(name in grade for name in ["nbclient", "nbformat", "ipykernel", "jupytext"])
 
 
+# What the notebooks' code depends on: the course library's runtime dependencies.
+RUNTIME = sorted({re.split(r"[<>=!~\[ ]", d)[0].lower()
+                  for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]})
+
+
+@pytest.mark.slow
+def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(binder):
+    python, _ = binder
+    binder_versions, book_versions = freeze(python), freeze(sys.executable)
+    differ = {name: (binder_versions.get(name), book_versions.get(name)) for name in RUNTIME
+              if binder_versions.get(name) != book_versions.get(name)}
+    assert not differ, ("Binder's versions (first) differ from the book build's: the book build no longer "
+                        f"stands for running the notebooks on Binder: {differ}")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_notebook_runs_in_the_binder_environment(tree, binder, notebook):
     python, env = binder
-    result = execute(python, tree / notebook, **env)
+    run = binder_run(tree / notebook)
+    path = (tree / notebook).with_name(f".binder-{(tree / notebook).name}")  # beside it: same folder, same paths
+    nbformat.write(run, path)
+    try:
+        result = execute(python, path, **env)
+    finally:
+        path.unlink()
     assert result.returncode == 0, f"{notebook} failed on Binder:\n{result.stderr[-4000:]}"
 
 

@@ -13,7 +13,12 @@ import json
 import os
 import re
 import shutil
+import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,6 +30,8 @@ NPM = Path(os.environ.get("BOOK_NPM", ROOT / "_build" / "npm")) / "node_modules"
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TOKEN = "course-test-token"
+SHOTS = ROOT / "_build" / "screenshots"
 PINNED = json.loads((Path(__file__).parent / "package.json").read_text())["dependencies"]
 
 # (URL pattern the pages request, npm package, folder inside the package)
@@ -124,3 +131,49 @@ def open_page(browser, site_url):
     yield open_
     for context in contexts:
         context.close()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory, browser):
+    """A JupyterLab server from the Binder-like venv on a copy of the `notebooks` branch:
+    ``(url, folder)``. One per pytest-xdist worker (tests/conftest.py groups its tests)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from binder_env import DATA, binder_python, launch_tree
+
+    python = binder_python()
+    home = tmp_path_factory.mktemp("home")
+    work = launch_tree(tmp_path_factory.mktemp("work") / "bayesian-learning")
+    env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / ".jupyter"), "BAYES_COURSE_DATA": DATA}
+    env.pop("JUPYTER_PATH", None)
+    port = free_port()
+    log = open(home / "lab.log", "w")
+    server = subprocess.Popen(
+        [str(python), "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}", "--ServerApp.open_browser=False",
+         "--allow-root", "--LabApp.expose_app_in_browser=True"],
+        env={**env, "PATH": f"{python.parent}:{env['PATH']}"}, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+            break
+        except OSError:
+            if server.poll() is not None:
+                pytest.fail("JupyterLab exited during start-up:\n" + (home / "lab.log").read_text()[-3000:])
+            time.sleep(0.5)
+    else:
+        server.terminate()
+        pytest.fail("JupyterLab did not start within 120 s")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield url, work
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()

@@ -14,65 +14,13 @@ exercises as .ipynb). The test opens two chapters and one exercise, as a reader 
 Screenshots go to _build/screenshots/. The server is stopped afterwards.
 """
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
-import pytest
+from conftest import ROOT, SHOTS, TOKEN
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from binder_env import DATA, ROOT, binder_python, launch_tree  # noqa: E402
-
-TOKEN = "course-test-token"
-SHOTS = ROOT / "_build" / "screenshots"
 RAW_MYST = re.compile(r"\{(cite|ref|numref|eq|doc|term|glue|literalinclude|solution|exercise)[\w:-]*\}"
                       r"|^\([\w.:-]+\)=|Unknown (role|directive)|Undefined control sequence|ParseError", re.M | re.I)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory, browser):
-    python = binder_python()
-    home = tmp_path_factory.mktemp("home")
-    work = launch_tree(tmp_path_factory.mktemp("work") / "bayesian-learning")
-    env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / ".jupyter"), "BAYES_COURSE_DATA": DATA}
-    env.pop("JUPYTER_PATH", None)
-    port = free_port()
-    log = open(home / "lab.log", "w")
-    server = subprocess.Popen(
-        [str(python), "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}", "--ServerApp.open_browser=False",
-         "--allow-root", "--LabApp.expose_app_in_browser=True"],
-        env={**env, "PATH": f"{python.parent}:{env['PATH']}"}, cwd=work, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None:
-                pytest.fail("JupyterLab exited during start-up:\n" + (home / "lab.log").read_text()[-3000:])
-            time.sleep(0.5)
-    else:
-        server.terminate()
-        pytest.fail("JupyterLab did not start within 120 s")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    yield url, work
-    server.terminate()
-    try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        server.kill()
 
 
 def open_notebook(browser, url, path):
@@ -123,6 +71,26 @@ def run_all(page):
     errors = page.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
         .filter(w => w.model.type === 'code')
         .flatMap(w => w.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))""")
+    assert not errors, errors
+
+
+def run_cells(page, indices):
+    """Run the notebook's cells ``indices`` (in order) in its kernel; no cell may raise."""
+    page.evaluate("""async (indices) => {
+        const app = window.jupyterapp, nb = app.shell.currentWidget.content;
+        for (const i of indices) {
+            nb.activeCellIndex = i;
+            await app.commands.execute('notebook:run-cell');
+        }
+    }""", indices)
+    page.wait_for_function("""(indices) => {
+        const panel = window.jupyterapp.shell.currentWidget, cells = panel.content.widgets;
+        return indices.every(i => cells[i].model.executionCount !== null)
+            && panel.sessionContext.session.kernel.status === 'idle';
+    }""", arg=indices, timeout=600_000)
+    errors = page.evaluate("""(indices) => indices.map(i => window.jupyterapp.shell.currentWidget.content.widgets[i])
+        .flatMap(w => w.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))""",
+                           indices)
     assert not errors, errors
 
 

@@ -1,7 +1,11 @@
 """Key press to new image: every chapter's interactive figures in a live JupyterLab kernel.
 
 The Binder-like JupyterLab session of ``test_binder_session.py`` (a venv made of binder/
-alone, Chromium) opens each chapter and runs it. For every interactive figure (a cell
+alone, Chromium) opens each chapter and runs the cells its interactive figures need (the
+set-up cell, every cell with an import, each figure cell and the cell showing its
+controls, and, going back from them, every cell that assigns or changes a name a needed
+cell reads: ``widget_cells``); the strict book build ran every cell with the same versions
+(tests/test_launch.py checks them). For every interactive figure (a cell
 output ``img[data-values]``, drawn by ``lib.widgets.interactive_figure``, whose controls
 are shown by the next cell) one control is driven from the keyboard, as a reader does:
 
@@ -26,11 +30,15 @@ reports against the target. Screenshots go to _build/screenshots/.
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from test_binder_session import SHOTS, lab, open_notebook, run_all  # noqa: F401  (lab: fixture)
+from test_binder_session import SHOTS, open_notebook, run_cells
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from binder_env import widget_cells  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -172,10 +180,10 @@ def record(entries):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_interactive_figures_draw_the_image_of_each_new_value(lab, browser, chapter):
-    url, _ = lab
+    url, work = lab
     context, page = open_notebook(browser, url, f"chapters/{chapter}.ipynb")
     try:
-        run_all(page)
+        run_cells(page, widget_cells(work / "chapters" / f"{chapter}.ipynb"))
         figures = page.evaluate(SETUP)
         assert figures, f"{chapter}: no interactive figure found (img[data-values] followed by its controls)"
         entries = []
