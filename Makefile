@@ -77,7 +77,8 @@ unit: $(STAMP)
 # (Binder and Colab side by side) and the JupyterLab tests (LAB_GROUPS servers).
 slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
-	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py tests --durations=15
+	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py \
+	  --ignore=tests/test_display_precision.py tests --durations=15
 
 # Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
 browser-assets:
@@ -104,9 +105,11 @@ browser-site: browser-assets
 	$(SITE_TESTS)
 
 # The notebooks `make book` executed, read back (not executed again): every page ran top
-# to bottom from its current code, with no error (tools/check_executed.py).
+# to bottom from its current code, with no error (tools/check_executed.py); and the values
+# the executed chapters print, copied, pass the graded questions (tests/test_display_precision.py).
 nbval: book
-	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py
+	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py \
+	  tests/test_display_precision.py::test_chapter_displays_copied_pass
 
 # Everything: lint first (seconds), then four lines side by side, since most of each is
 # waiting (kernels, servers, page loads, pip) that the others' work fills:
