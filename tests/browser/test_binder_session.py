@@ -44,12 +44,14 @@ def visible_cells(page):
         for (let i = 0; i < nb.widgets.length; i++) {
             const w = nb.widgets[i];
             await nb.scrollToItem(i);
-            // wait (at most 10 s) until a markdown cell is rendered and its text is stable
+            // wait (at most 10 s) until a markdown cell is rendered and its text is stable;
+            // the rendered text is in .jp-MarkdownOutput (JupyterLab's renderer) or in .myst
+            // (jupyterlab-myst's, which Binder installs: without it every cell waited 10 s)
             let text = null;
             for (let t = 0; t < 100; t++) {
                 await new Promise(r => setTimeout(r, w.model.type === 'markdown' ? 100 : 10));
                 const rendered = w.model.type !== 'markdown' || w.inputHidden
-                    || (w.rendered && w.node.querySelector('.jp-MarkdownOutput')?.innerText.trim());
+                    || (w.rendered && w.node.querySelector('.jp-MarkdownOutput, .myst')?.innerText.trim());
                 if (rendered && w.node.innerText === text) break;
                 text = w.node.innerText;
             }
