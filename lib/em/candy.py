@@ -166,8 +166,8 @@ class MixtureOfNaiveBayes:
 
     def score(self, X, sample_weight=None):
         """Total (weighted) log likelihood of ``X``."""
-        X = check_integers(X, "X", what="category codes", ndim=2)
-        return float(check_sample_weight(sample_weight, X.shape[0], positive_sum=True) @ self.score_samples(X))
+        log_p = self.score_samples(X)  # checks X
+        return float(check_sample_weight(sample_weight, len(log_p), positive_sum=True) @ log_p)
 
 
 def candy_counts():

@@ -331,8 +331,7 @@ def hidden_summary(question, outcomes):
     if not bad:
         return ""
     text = f"{question}: {len(bad)} of {len(outcomes)} hidden tests failed"
-    if any("too large to grade" in str((r or {}).get("error", "")) for _, r, _, _ in bad
-           if isinstance(r, dict)):
+    if any(isinstance(r, dict) and "too large to grade" in str(r.get("error", "")) for _, r, _, _ in bad):
         text += f" (an answer is too large to grade: at most {MAX_ANSWER >> 20} MB each)"
     parts = [f"hidden test {i} {what_was_checked(result, expected)}"
              + (f"; hint: {hint.rstrip().rstrip('.')}" if hint else "")
