@@ -11,6 +11,8 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 # pytest-xdist workers of the browser stage: its tests mostly wait (page loads, kernels)
 BROWSER_WORKERS ?= 3
+# notebooks `make book` executes at the same time (tools/execute_book.py)
+BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Where big data sets live (20 Newsgroups archive); see lib/datasets.py.
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
@@ -21,7 +23,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 help:
 	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
 	@echo "make unit     the fast tests in parallel, with lib's doctests (a few minutes)"
-	@echo "make lint     ruff over lib, tests, tools, benchmarks"
+	@echo "make lint     ruff over lib, tests, tools, benchmarks, _ext"
 	@echo "make test     everything: lint, then side by side: unit | slow | browser-lab | strict book build -> read back -> browser-site"
 	@echo "make slow     kernels, venvs (launch routes), JupyterHub, grading sandboxes, mini-books (-n auto)"
 	@echo "make browser  Chromium: browser-site (the built site, -n BROWSER_WORKERS=3) and browser-lab (JupyterLab session)"
@@ -42,14 +44,19 @@ install: $(STAMP)
 # The book's execution cache (myst-nb, keyed on each notebook's code) is also keyed per
 # notebook on the lib/ files it imports (tools/exec_cache.py): a change to lib/hmm/
 # re-executes the notebooks that import lib.hmm, not every chapter (lib/data: every one).
+NOTEBOOKS = chapters/*.md _generated/exercises/*/*.ipynb
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
 	@rm -rf _generated/exercises
 	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
-	@$(BIN)/python tools/exec_cache.py $(BUILD) chapters/*.md _generated/exercises/*/*.ipynb
+	@$(BIN)/python tools/exec_cache.py $(BUILD) $(NOTEBOOKS)
 
+# The notebooks run BOOK_JOBS at a time into the execution cache (tools/execute_book.py:
+# each once, as myst-nb would run it; a failing one stops here), then the strict build
+# reads their outputs from the cache.
 book: prepare
+	$(BIN)/python tools/execute_book.py $(BUILD) $(NOTEBOOKS) --jobs $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
 
 # Plain .ipynb copies of the chapters and the released student exercise notebooks, to
@@ -67,7 +74,7 @@ launch-tree: $(STAMP)
 # The stages of `make test` (CONTRIBUTING.md lists what each one runs). Markers are set by
 # file in tests/conftest.py: slow = kernels, builds, venvs, sandboxes; browser = Chromium.
 lint: $(STAMP)
-	$(BIN)/ruff check lib tests tools benchmarks
+	$(BIN)/ruff check lib tests tools benchmarks _ext
 
 unit: $(STAMP)
 	$(UNIT_NICE) $(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \

@@ -21,8 +21,8 @@
 """
 import base64
 import hashlib
-import os
 import json
+import os
 import re
 from pathlib import Path
 

@@ -3,11 +3,15 @@
 The full strict build (`jupyter-book build . -W -n --keep-going`) runs as part of
 `make test`; these tests check the properties it relies on.
 """
+import asyncio
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from queue import Empty
 
+import nbformat
 import pytest
 import yaml
 
@@ -116,3 +120,91 @@ def test_pages_cite_published_works_not_the_course_seed_documents(page):
     assert not set(SEED_KEYS) & defined, "references.bib still defines seed entries"
     assert "n.d." not in bib, "references.bib has an undated (n.d.) entry"
     assert _cited_keys(text) <= defined, f"{page.name} cites keys missing from references.bib"
+
+
+def execute_book(book, *notebooks):
+    """tools/execute_book.py on a mini-book (its notebooks into its cache)."""
+    cmd = [sys.executable, str(ROOT / "tools" / "execute_book.py"), str(book / "_build"),
+           *map(str, notebooks), "--jobs", "2", "--config", str(book / "_config.yml")]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=book)
+
+
+# The kernel's transport (Unix sockets, not TCP ports that a kernel of another process can
+# take first) and a printed value the pages must show.
+TRANSPORT_CELL = ("from ipykernel.kernelapp import IPKernelApp\n"
+                  "print('transport', IPKernelApp.instance().transport, 'value', 6 * 7)")
+
+
+def test_pre_execution_fills_the_cache_that_the_strict_build_reads(tmp_path):
+    """make book: tools/execute_book.py executes the notebooks, then the build uses their
+    outputs without executing anything again; the executed notebook it writes (and the
+    site's .ipynb download) has the outputs too (_ext/cached_outputs.py)."""
+    book = mini_book(tmp_path, TRANSPORT_CELL)
+    ran = execute_book(book, book / "chapters" / "99_test.md")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "1 of 1 notebooks to execute" in ran.stdout
+    result = build(book)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Executing notebook" not in result.stdout + result.stderr
+    assert "transport ipc value 42" in (book / "_build/html/chapters/99_test.html").read_text()
+    for executed in [book / "_build/jupyter_execute/chapters/99_test.ipynb",
+                     book / "_build/html/_sources/chapters/99_test.ipynb"]:
+        cell = [c for c in nbformat.read(executed, as_version=4).cells if c.cell_type == "code"][-1]
+        assert cell.execution_count == 1, executed
+        assert "transport ipc value 42" in cell.outputs[0]["text"], executed
+    again = execute_book(book, book / "chapters" / "99_test.md")
+    assert "0 of 1 notebooks to execute" in again.stdout, "a cached notebook is not run again"
+
+
+def test_a_failing_cell_stops_pre_execution_and_caches_nothing(tmp_path):
+    book = mini_book(tmp_path, "assert 0.8 == 0.9, 'seed number changed'")
+    ran = execute_book(book, book / "chapters" / "99_test.md")
+    assert ran.returncode == 1
+    assert "seed number changed" in ran.stdout and "99_test.md FAILED" in ran.stdout
+    assert "1 notebook(s) failed" in ran.stderr
+    again = execute_book(book, book / "chapters" / "99_test.md")
+    assert "1 of 1 notebooks to execute" in again.stdout, "the failed run left no cache record"
+
+
+def test_pre_execution_names_bad_arguments(tmp_path):
+    for args, message in [(["nope.md"], "no such notebook: nope.md"),
+                          ([__file__, "--jobs", "0"], "--jobs must be at least 1, got 0")]:
+        ran = subprocess.run([sys.executable, str(ROOT / "tools" / "execute_book.py"), str(tmp_path), *args],
+                             capture_output=True, text=True)
+        assert ran.returncode == 2 and message in ran.stderr, ran.stderr
+
+
+def test_a_reply_the_first_poll_missed_is_read_within_a_poll_slice():
+    """pyzmq's asyncio poll can miss the wake-up of a message that has arrived; the poll then
+    returns it only at its timeout. The pre-executor polls in POLL_SLICE pieces, so such a
+    reply costs at most a slice, not the cell's whole timeout (600 s: a 2-s notebook once
+    took 601 s)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import execute_book
+
+    class Socket:  # the poll misses the wake-up: it reports the message when its timeout ends
+        def __init__(self, arrived):
+            self.arrived, self.calls = arrived, []
+
+        async def poll(self, timeout_ms):
+            self.calls.append(timeout_ms)
+            await asyncio.sleep(timeout_ms / 1000)
+            return int(self.arrived)
+
+    class Channel:
+        def __init__(self, arrived):
+            self.socket = Socket(arrived)
+
+        async def _recv(self):
+            return {"msg_type": "execute_reply"}
+
+    def get_msg(channel, timeout):
+        return asyncio.run(asyncio.wait_for(execute_book._get_msg_in_slices(channel, timeout), 10))
+
+    channel, start = Channel(arrived=True), time.monotonic()
+    assert get_msg(channel, timeout=600) == {"msg_type": "execute_reply"}
+    assert time.monotonic() - start < 5 and channel.socket.calls == [1000 * execute_book.POLL_SLICE]
+    channel = Channel(arrived=False)  # no message: Empty at the timeout, as before
+    with pytest.raises(Empty):
+        get_msg(channel, timeout=2.5)
+    assert channel.socket.calls[:2] == [1000, 1000] and 400 < channel.socket.calls[2] <= 500

@@ -1,0 +1,159 @@
+"""Execute the book's notebooks side by side before Sphinx reads them (``make book``).
+
+myst-nb executes a page while Sphinx reads it, one page after another. This script runs
+the notebooks first, ``--jobs`` at a time. It executes every chapter and exercise
+notebook that has no record in the book's execution cache (jupyter-cache in
+``BUILD/.jupyter_cache``). It runs each one the way myst-nb would: a fresh kernel, the
+notebook's folder as the working directory, and the timeout and ``allow_errors`` of
+``_config.yml``, with a notebook's own ``execution`` metadata taking precedence. The
+executed notebooks go into that cache. The build that follows then reads their outputs
+and does not execute them again, so each notebook still runs once per build.
+
+If a notebook fails, nothing of it is cached. Its error is printed and the script exits
+with status 1, so ``make book`` stops.
+
+Two kernel hazards appear when other processes start kernels at the same moment, as the
+test lines of ``make test`` do:
+
+* TCP port races. Two kernels can pick the same free port. The loser cannot bind, yet
+  does not exit, and its client waits out the start-up timeout. Kernels here use Unix
+  sockets (``ipc``) in a private folder instead.
+* Missed wake-ups in pyzmq's asyncio poll. A reply that has arrived is seen only when
+  the poll times out, and nbclient polls for a cell's whole timeout (600 s), so a
+  notebook of 2 s once took 601 s. Here every poll is cut into 1-s slices, and each
+  slice ends with a non-blocking check.
+
+Usage: python tools/execute_book.py BUILD_DIR NOTEBOOK... [--jobs N]
+"""
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from queue import Empty
+
+import nbformat
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_client.channels import AsyncZMQSocketChannel
+from jupyter_client.manager import AsyncKernelManager
+from myst_nb.core.read import myst_nb_reader_plugin
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+ROOT = Path(__file__).resolve().parents[1]
+STATIC_ENV = "BAYES_COURSE_STATIC"  # as _ext/static_frames.py sets it for the build's kernels
+POLL_SLICE = 1.0  # seconds
+
+
+async def _get_msg_in_slices(self, timeout=None):
+    """``AsyncZMQSocketChannel.get_msg`` that polls at most ``POLL_SLICE`` s at a time."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = POLL_SLICE if deadline is None else max(0.0, deadline - time.monotonic())
+        if await self.socket.poll(int(1000 * min(POLL_SLICE, left))):
+            return await self._recv()
+        if deadline is not None and time.monotonic() >= deadline:
+            raise Empty
+
+
+AsyncZMQSocketChannel.get_msg = _get_msg_in_slices
+
+
+def read_notebook(path):
+    """The notebook of ``path`` as myst-nb reads it for its cache (MyST Markdown or .ipynb)."""
+    if path.suffix == ".md":
+        return myst_nb_reader_plugin(str(path))
+    return nbformat.read(path, as_version=4)
+
+
+def book_settings(config=ROOT / "_config.yml"):
+    """``(timeout, allow_errors)`` of the book's ``execute`` settings."""
+    execute = yaml.safe_load(Path(config).read_text()).get("execute", {})
+    return execute.get("timeout", 30), execute.get("allow_errors", False)
+
+
+async def execute(path, nb, timeout, allow_errors, sockets):
+    """Run ``nb`` in a fresh kernel (Unix sockets under ``sockets``); its run time in s."""
+    meta = nb.metadata.get("execution", {})
+    km = AsyncKernelManager(transport="ipc", ip=os.path.join(sockets, "kernel"))
+    client = NotebookClient(nb, km=km, timeout=meta.get("timeout", timeout),
+                            allow_errors=meta.get("allow_errors", allow_errors),
+                            record_timing=False,  # as myst-nb: cell metadata is part of the cache key
+                            resources={"metadata": {"path": str(path.parent)}})
+    start = time.monotonic()
+    try:
+        await client.async_execute()
+    finally:
+        if km.has_kernel:
+            await km.shutdown_kernel(now=True)
+    return time.monotonic() - start
+
+
+async def execute_all(build, paths, jobs, timeout, allow_errors):
+    """Execute the uncached notebooks of ``paths``, ``jobs`` at a time; the failed ones."""
+    cache = get_cache(str(Path(build) / ".jupyter_cache"))
+    todo = []
+    for path in paths:
+        nb = read_notebook(path)
+        try:
+            cache.match_cache_notebook(nb)
+        except KeyError:
+            todo.append((path, nb))
+    print(f"execute_book: {len(todo)} of {len(paths)} notebooks to execute, {jobs} at a time",
+          flush=True)
+    slots, failed = asyncio.Semaphore(jobs), []
+    os.environ[STATIC_ENV] = "1"
+
+    async def one(path, nb):
+        async with slots:
+            with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
+                try:
+                    seconds = await execute(path, nb, timeout, allow_errors, sockets)
+                except (CellExecutionError, CellTimeoutError, RuntimeError) as error:
+                    failed.append(path)
+                    print(f"execute_book: {path} FAILED:\n{error}", flush=True)
+                    return
+                except Exception:  # noqa: BLE001 - report it with the notebook's name
+                    failed.append(path)
+                    print(f"execute_book: {path} FAILED:\n{traceback.format_exc()}", flush=True)
+                    return
+        cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
+                                    check_validity=False, overwrite=True)
+        print(f"execute_book: {path} executed in {seconds:.1f} s", flush=True)
+
+    # The longest first (the chapters are the big files), so the tail is short.
+    todo.sort(key=lambda item: item[0].stat().st_size, reverse=True)
+    await asyncio.gather(*(one(path, nb) for path, nb in todo))
+    return failed
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("build")
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="notebooks executed at the same time (default: the CPU count)")
+    parser.add_argument("--config", type=Path, default=ROOT / "_config.yml",
+                        help="the book's _config.yml (its execute: timeout, allow_errors)")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    missing = [str(p) for p in args.notebooks if not p.is_file()]
+    if missing:
+        parser.error("no such notebook: " + ", ".join(missing))
+    timeout, allow_errors = book_settings(args.config)
+    start = time.monotonic()
+    failed = asyncio.run(execute_all(args.build, [p.resolve() for p in args.notebooks],
+                                     args.jobs, timeout, allow_errors))
+    print(f"execute_book: done in {time.monotonic() - start:.1f} s", flush=True)
+    if failed:
+        sys.exit(f"execute_book: {len(failed)} notebook(s) failed: " + ", ".join(map(str, failed)))
+
+
+if __name__ == "__main__":
+    main()
