@@ -127,7 +127,7 @@ nbval: book
 # build is the start of the longest line and the sandbox and JupyterLab tests wait on
 # clocks.
 test: lint
-	@$(MAKE) --no-print-directory -k -j4 --output-sync=target UNIT_NICE="nice -n 10" unit slow browser-lab site
+	@$(MAKE) --no-print-directory -k -j4 --output-sync=target UNIT_NICE="nice -n 10" BOOK_JOBS=3 unit slow browser-lab site
 
 site: nbval browser-assets
 	$(SITE_TESTS)

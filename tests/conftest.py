@@ -38,7 +38,8 @@ SLOW_TESTS = {
     "test_binder.py": {"test_binder_environment_has_the_library_from_the_repository_and_no_build_tools",
                        "test_installed_package_finds_its_data_outside_a_checkout"},
     "test_grading.py": {"test_released_notebook_runs_headless_renamed_and_writes_nothing"},
-    "test_executed_notebooks.py": {"test_every_notebook_was_executed_by_the_book_build"},
+    "test_executed_notebooks.py": {"test_every_notebook_was_executed_by_the_book_build",
+                                   "test_the_sites_ipynb_download_is_the_executed_notebook"},
 }
 
 

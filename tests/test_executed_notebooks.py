@@ -3,6 +3,7 @@ executed are read back (tools/check_executed.py), not executed again. Every page
 table of contents must have been executed top to bottom from its current code, with no
 error in any output. The exported copies the launch buttons open are executed by
 tests/test_launch.py (the Binder-like venv run is their notebook test)."""
+import json
 import os
 import sys
 from pathlib import Path
@@ -43,3 +44,18 @@ def test_a_page_the_build_did_not_execute_is_reported(tmp_path):
 def test_every_notebook_was_executed_by_the_book_build(page):
     found = check(BUILD, page)
     assert not found, f"{page}: {found}"
+
+
+@pytest.mark.skipif(not BUILD, reason="BOOK_BUILD is not set: `make nbval` (part of `make test`) runs this after `make book`")
+@pytest.mark.parametrize("page", toc_pages())
+def test_the_sites_ipynb_download_is_the_executed_notebook(page):
+    """The page's download button serves html/_sources/<page>.ipynb. For a chapter (MyST
+    source) that is the executed notebook, outputs included, also when the build read the
+    page from the execution cache; for an exercise it is the released notebook itself."""
+    download = Path(BUILD) / "html" / "_sources" / f"{page}.ipynb"
+    source = next(ROOT / f"{page}{ext}" for ext in (".md", ".ipynb") if (ROOT / f"{page}{ext}").exists())
+    if source.suffix == ".ipynb":
+        assert download.read_bytes() == source.read_bytes()
+        return
+    assert download.read_bytes() == (Path(BUILD) / "jupyter_execute" / f"{page}.ipynb").read_bytes()
+    assert problems(source_code(source), json.loads(download.read_text())) == []
