@@ -7,7 +7,6 @@ import asyncio
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from queue import Empty
 
@@ -201,10 +200,11 @@ def test_a_reply_the_first_poll_missed_is_read_within_a_poll_slice():
     def get_msg(channel, timeout):
         return asyncio.run(asyncio.wait_for(execute_book._get_msg_in_slices(channel, timeout), 10))
 
-    channel, start = Channel(arrived=True), time.monotonic()
+    channel = Channel(arrived=True)  # (a 600-s poll would fail the 10-s wait_for above)
     assert get_msg(channel, timeout=600) == {"msg_type": "execute_reply"}
-    assert time.monotonic() - start < 5 and channel.socket.calls == [1000 * execute_book.POLL_SLICE]
+    assert channel.socket.calls == [1000 * execute_book.POLL_SLICE]
     channel = Channel(arrived=False)  # no message: Empty at the timeout, as before
     with pytest.raises(Empty):
         get_msg(channel, timeout=2.5)
-    assert channel.socket.calls[:2] == [1000, 1000] and 400 < channel.socket.calls[2] <= 500
+    calls = channel.socket.calls  # slices of at most 1 s; the later ones what is left
+    assert calls[0] == 1000 and len(calls) >= 2 and all(0 <= ms <= 1000 for ms in calls) and sum(calls) <= 2500
