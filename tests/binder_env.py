@@ -177,13 +177,20 @@ def named_notebook(route, url):
     return path.split("/", 1)[1] if route == "JupyterHub" else path  # the hub's names the clone folder
 
 
-# Now and then (about one notebook in 40 here, with ipykernel 6 and 7 alike) a cell's reply
-# never reaches nbclient: kernel and client both sit idle until the cell timeout. A cell of
-# these notebooks takes well under 240 s, so a cell timeout means that lost reply: the
-# notebook is run once more in a fresh kernel, and the retry is printed.
+# Replies are read in polls of at most a second (lib/grading/polls.py, loaded by path: the
+# course library is not importable in this process). Without it, now and then (about one
+# notebook in 40 here) a `widgets.interact` cell waited out its whole timeout: pyzmq's
+# asyncio poll missed the wake-up of the reply. If a cell still times out (240 s, far more
+# than any cell here takes), the notebook runs once more in a fresh kernel and the retry is
+# printed.
+POLLS = ROOT / "lib" / "grading" / "polls.py"
 EXECUTE = """
-import sys, nbformat, nbclient
+import importlib.util, sys, nbformat, nbclient
 from nbclient.exceptions import CellTimeoutError
+spec = importlib.util.spec_from_file_location("polls", sys.argv[3])
+polls = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(polls)
+polls.read_in_slices()
 path = sys.argv[1]
 for attempt in (1, 2):
     nb = nbformat.read(path, as_version=4)
@@ -203,7 +210,7 @@ print("executed", sum(c.cell_type == "code" for c in nb.cells), "code cells")
 
 def execute(python, notebook, **env):
     """Run ``notebook`` top to bottom in a fresh kernel of ``python``; the finished process."""
-    return subprocess.run([str(python), "-c", EXECUTE, str(notebook), str(Path(notebook).parent)],
+    return subprocess.run([str(python), "-c", EXECUTE, str(notebook), str(Path(notebook).parent), str(POLLS)],
                           cwd=Path(notebook).parent, capture_output=True, text=True,
                           env={**os.environ, "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
                                **env})

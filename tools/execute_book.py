@@ -12,16 +12,15 @@ and does not execute them again, so each notebook still runs once per build.
 If a notebook fails, nothing of it is cached. Its error is printed and the script exits
 with status 1, so ``make book`` stops.
 
-Two kernel hazards appear when other processes start kernels at the same moment, as the
-test lines of ``make test`` do:
+Two kernel hazards of a loaded machine are avoided here:
 
-* TCP port races. Two kernels can pick the same free port. The loser cannot bind, yet
-  does not exit, and its client waits out the start-up timeout. Kernels here use Unix
+* TCP port races, when other processes start kernels at the same moment (the test lines
+  of ``make test``): two kernels can pick the same free port, and the loser cannot bind,
+  does not exit, and its client waits out the start-up timeout (seen in 1 of about 240
+  kernel starts, six processes starting kernels side by side). Kernels here use Unix
   sockets (``ipc``) in a private folder instead.
-* Missed wake-ups in pyzmq's asyncio poll. A reply that has arrived is seen only when
-  the poll times out, and nbclient polls for a cell's whole timeout (600 s), so a
-  notebook of 2 s once took 601 s. Here every poll is cut into 1-s slices, and each
-  slice ends with a non-blocking check.
+* Missed wake-ups in pyzmq's asyncio poll: a notebook of 2 s took 601 s (the book's
+  cell timeout). Polls are cut into 1-s slices (:mod:`lib.grading.polls`).
 
 Usage: python tools/execute_book.py BUILD_DIR NOTEBOOK... [--jobs N]
 """
@@ -33,35 +32,22 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from queue import Empty
 
 import nbformat
 import yaml
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
-from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.manager import AsyncKernelManager
 from myst_nb.core.read import myst_nb_reader_plugin
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from lib.grading.polls import read_in_slices  # noqa: E402
+
 STATIC_ENV = "BAYES_COURSE_STATIC"  # as _ext/static_frames.py sets it for the build's kernels
-POLL_SLICE = 1.0  # seconds
-
-
-async def _get_msg_in_slices(self, timeout=None):
-    """``AsyncZMQSocketChannel.get_msg`` that polls at most ``POLL_SLICE`` s at a time."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        left = POLL_SLICE if deadline is None else max(0.0, deadline - time.monotonic())
-        if await self.socket.poll(int(1000 * min(POLL_SLICE, left))):
-            return await self._recv()
-        if deadline is not None and time.monotonic() >= deadline:
-            raise Empty
-
-
-AsyncZMQSocketChannel.get_msg = _get_msg_in_slices
+read_in_slices()
 
 
 def read_notebook(path):

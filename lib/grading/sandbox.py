@@ -33,8 +33,10 @@ from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 
 from .checks import MIME  # noqa: E402
+from .polls import read_in_slices  # noqa: E402
 
 MAX_RESTARTS = 6
+read_in_slices()  # a missed wake-up costs a second, not the cell's timeout (polls.py)
 PR_SET_DUMPABLE = 4
 
 
