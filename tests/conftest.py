@@ -31,7 +31,6 @@ SLOW_FILES = {
 # Single tests (file -> test function names) in otherwise fast files.
 SLOW_TESTS = {
     "test_book.py": {"test_a_failing_cell_fails_the_strict_build",
-                     "test_the_same_book_builds_when_the_cell_passes",
                      "test_pre_execution_fills_the_cache_that_the_strict_build_reads",
                      "test_a_failing_cell_stops_pre_execution_and_caches_nothing"},
     "test_build_one.py": {"test_links_to_other_chapters_resolve_and_unknown_labels_still_fail"},
