@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from lib.grading.polls import read_in_slices
+
 TESTS = Path(__file__).resolve().parent
+
+# Every kernel client of the tests (nbclient in test_grading, test_display_precision, ...)
+# reads replies in polls of at most a second: a `widgets.interact` cell otherwise waits out
+# its whole timeout now and then (lib/grading/polls.py; seen here as a 120-s run of a 2-s
+# notebook in test_grading.py).
+read_in_slices()
 
 # `make unit` passes --doctest-modules (for lib/): the two conftest.py files are plugins,
 # not modules to collect (both are named `conftest`).

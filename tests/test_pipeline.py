@@ -36,7 +36,7 @@ def test_files_with_shared_fixtures_stay_in_one_worker_and_the_others_spread():
     assert scope("tests/test_grading_sandbox.py::test_gradebook") == "tests/test_grading_sandbox.py"
     one = "tests/test_exercises.py::test_instructor_edition_full_marks_and_blank_release_zero[01_bayesian_learning]"
     assert scope(one) == one
-    axe = "tests/browser/test_a11y.py::test_no_wcag_violation[chapters/01_bayesian_learning.html-phone]"
+    axe = "tests/browser/test_a11y.py::test_page_in_chromium[chapters/01_bayesian_learning.html-phone]"
     assert scope(axe) == axe
     assert conftest.SPREAD_FILES <= {p.name for p in TESTS.glob("test_*.py")}
 

@@ -45,6 +45,11 @@ def test_a_reply_the_first_poll_missed_is_read_within_a_poll_slice():
     assert calls[0] == 1000 and len(calls) >= 2 and all(0 <= ms <= 1000 for ms in calls) and sum(calls) <= 2500
 
 
+def test_the_tests_own_kernel_clients_read_in_slices():
+    """tests/conftest.py installs it for every test process."""
+    assert polls.CHANNEL.get_msg is polls.get_msg_in_slices
+
+
 @pytest.mark.parametrize("module", ["lib.grading.sandbox", "execute_book"])
 def test_the_grader_and_the_book_build_read_in_slices(module):
     """Importing the grader's sandbox runner, or tools/execute_book.py, installs the slices

@@ -17,7 +17,16 @@ from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 from docutils.utils import new_document
-from test_site import FIGURE_CELL, KNOWN_ERRORS, PAGES, PHONE, typeset
+from test_site import (
+    FIGURE_CELL,
+    KNOWN_ERRORS,
+    PAGES,
+    PHONE,
+    check_explorer_frames,
+    check_phone,
+    check_renders,
+    typeset,
+)
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import accessible  # noqa: E402
@@ -54,12 +63,26 @@ def open_site_page(browser, site_url, path, viewport, mode):
 @pytest.mark.browser
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("path", PAGES)
-def test_no_wcag_violation(browser, site_url, path, size):
-    """axe in light mode, then in dark mode on the same page: the reader's colour scheme
-    switched (the theme follows it live, as when a phone turns to dark mode at dusk), so
-    each page and size is loaded and its maths typeset once."""
+def test_page_in_chromium(browser, site_url, path, size):
+    """Every page at desktop and phone size, each loaded once and its maths typeset once,
+    with the checks of that page and size run on it in turn:
+
+    * phone size: the layout and figure-text checks of test_site.check_phone;
+    * a chapter at desktop size: test_site.check_renders (maths, figures, explorers, no
+      stray request, a screenshot), before anything on the page is touched;
+    * WCAG 2.1 A/AA (axe) in light mode, then in dark mode: the reader's colour scheme
+      switched on the same page (the theme follows it live, as when a phone turns to dark
+      mode at dusk); no formula in the Tab order;
+    * a chapter at desktop size: the explorers moved by keyboard (check_keyboard), then
+      every control set to several positions (test_site.check_explorer_frames);
+    * no JavaScript error but the known ones."""
     context, page, recorder = open_site_page(browser, site_url, path, SIZES[size], MODES[0])
+    chapter = path[len("chapters/"):-len(".html")] if path.startswith("chapters/") else None
     try:
+        if size == "phone":
+            check_phone(page, path)
+        elif chapter:
+            check_renders(page, recorder, chapter)
         page.add_script_tag(path=str(AXE))
         for mode in MODES:
             page.emulate_media(color_scheme=mode)
@@ -73,6 +96,9 @@ def test_no_wcag_violation(browser, site_url, path, size):
         # a formula is a Tab stop only as a scroll box wider than the column
         stops = page.locator("main mjx-container[tabindex='0']:not([data-lib-scroll])").count()
         assert stops == 0, f"{stops} formulas in the Tab order"
+        if size == "desktop" and chapter:
+            check_keyboard(page, path)
+            check_explorer_frames(page, recorder, chapter)
         errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
         assert not errors, errors
     finally:
@@ -99,52 +125,44 @@ def check_frame(explorer, image, where):
     return state["alt"]
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("chapters/")])
-def test_explorers_by_keyboard_announce_what_they_show(browser, site_url, path):
+def check_keyboard(page, path):
     """Each slider moved with the arrow keys, each menu with the keyboard: the figure's alt
     text is the description of the frame shown, the slider's aria-valuetext is the label
     the page shows next to it."""
-    context, page, recorder = open_site_page(browser, site_url, path, SIZES["desktop"], "light")
-    try:
-        explorers = page.locator("main .lib-explorer")
-        assert explorers.count() > 0
-        for e in range(explorers.count()):
-            explorer = explorers.nth(e)
-            image = explorer.locator(FIGURE_CELL).locator("img").first
-            fields = explorer.locator("[data-control]")
-            for f in range(fields.count()):
-                field = fields.nth(f)
-                where = f"{path}, explorer {e + 1}, control {field.get_attribute('data-control')}"
-                n = len(json.loads(field.get_attribute("data-values")))
-                is_range = field.get_attribute("type") == "range"
-                field.focus()
-                if is_range:  # to the far end and back, so that the figure shows a frame
-                    page.keyboard.press("End")
-                    page.keyboard.press("Home")
+    explorers = page.locator("main .lib-explorer")
+    assert explorers.count() > 0
+    for e in range(explorers.count()):
+        explorer = explorers.nth(e)
+        image = explorer.locator(FIGURE_CELL).locator("img").first
+        fields = explorer.locator("[data-control]")
+        for f in range(fields.count()):
+            field = fields.nth(f)
+            where = f"{path}, explorer {e + 1}, control {field.get_attribute('data-control')}"
+            n = len(json.loads(field.get_attribute("data-values")))
+            is_range = field.get_attribute("type") == "range"
+            field.focus()
+            if is_range:  # to the far end and back, so that the figure shows a frame
+                page.keyboard.press("End")
+                page.keyboard.press("Home")
+            else:
+                field.select_option(index=n - 1)
+                field.select_option(index=0)
+            assert int(field.input_value()) == 0, f"{where}: the keyboard did not move the control"
+            seen = {check_frame(explorer, image, where)}
+            for step in range(n - 1):
+                if is_range:
+                    page.keyboard.press("ArrowRight")
                 else:
-                    field.select_option(index=n - 1)
-                    field.select_option(index=0)
-                assert int(field.input_value()) == 0, f"{where}: the keyboard did not move the control"
-                seen = {check_frame(explorer, image, where)}
-                for step in range(n - 1):
-                    if is_range:
-                        page.keyboard.press("ArrowRight")
-                    else:
-                        field.select_option(index=step + 1)
-                    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-                    index = int(field.input_value())
-                    assert index == step + 1, f"{where}: the keyboard did not move the control"
-                    if is_range:
-                        labels = json.loads(field.get_attribute("data-labels"))
-                        assert field.get_attribute("aria-valuetext") == labels[index], where
-                        assert field.locator("xpath=following-sibling::output").inner_text() == labels[index]
-                    seen.add(check_frame(explorer, image, where))
-                assert len(seen) == n, f"{where}: {n} positions but {len(seen)} different descriptions"
-        errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
-        assert not errors, errors
-    finally:
-        context.close()
+                    field.select_option(index=step + 1)
+                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+                index = int(field.input_value())
+                assert index == step + 1, f"{where}: the keyboard did not move the control"
+                if is_range:
+                    labels = json.loads(field.get_attribute("data-labels"))
+                    assert field.get_attribute("aria-valuetext") == labels[index], where
+                    assert field.locator("xpath=following-sibling::output").inner_text() == labels[index]
+                seen.add(check_frame(explorer, image, where))
+            assert len(seen) == n, f"{where}: {n} positions but {len(seen)} different descriptions"
 
 
 # A page with one explorer as lib/widgets.py and myst-nb write it, for explorer.js alone.

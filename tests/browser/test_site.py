@@ -95,10 +95,10 @@ def test_no_broken_internal_links_or_images():
     assert not broken, "\n".join(broken[:50])
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_renders_in_chromium(open_page, chapter):
-    page, recorder = open_page(f"chapters/{chapter}.html")
-    typeset(page)
+def check_renders(page, recorder, chapter):
+    """A chapter as loaded (maths typeset): maths, figures, explorers, no stray requests or
+    errors; a full-page screenshot in _build/screenshots. (tests/browser/test_a11y.py runs it
+    on the same page load as axe.)"""
     main = page.locator("main")
     # maths: typeset, no TeX source left in the text a reader sees
     assert page.locator("main mjx-container").count() > 0
@@ -133,11 +133,9 @@ def _explorers(page):
     return page.locator("main .lib-explorer")
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_explorer_shows_the_frame_drawn_for_each_setting(open_page, chapter):
+def check_explorer_frames(page, recorder, chapter):
     """Each control at several positions: the figure shows the frame rendered for exactly
     the values the controls display (read back from the PNG the browser shows)."""
-    page, recorder = open_page(f"chapters/{chapter}.html")
     explorers = _explorers(page)
     assert explorers.count() > 0
     checked = 0
@@ -219,41 +217,32 @@ PHONE_CHECK = """() => {
 }"""
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_phone_no_overflow_and_legible_figures(browser, site_url, path):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True)
-    try:
-        from conftest import Recorder
-        page = Recorder(site_url).attach(context.new_page())
-        if not (SITE / path).exists():
-            pytest.skip(f"{path} is not in this build")
-        page.goto(f"{site_url}/{path}", wait_until="networkidle")
-        if page.locator("main .math").count():
-            typeset(page)
-        page.wait_for_timeout(200)
-        report = page.evaluate(PHONE_CHECK)
-        assert report["pageWidth"] <= report["vw"] + 1, f"the page scrolls sideways: {report}"
-        assert not report["bad"], "wider than the column without a scroll box:\n" + "\n".join(report["bad"][:20])
-        assert not report["numbers"], f"equation numbers off screen: {report['numbers']}"
-        # figure text: the smallest font drawn (pt, read from the PNG) at the displayed scale
-        images = page.locator("main figure img, main .cell_output img")
-        assert images.count() > 0 or path.startswith("_generated")
-        small = []
-        for i in range(images.count()):
-            img = images.nth(i)
-            src = img.evaluate("i => i.currentSrc || i.src")
-            if not src.split("?")[0].endswith(".png"):
-                continue
-            info = png_info(fetch(page, src))
-            assert "lib.min_font_pt" in info, f"{src}: a figure not drawn by lib.plotting.figure_png"
-            natural, shown = img.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
-            dpi = 96 * info["lib.pixel_ratio"]
-            text_px = info["lib.min_font_pt"] * dpi / 72 * shown / natural
-            if text_px < MIN_TEXT_CSS_PX - 0.05:
-                small.append(f"{Path(src).name}: {text_px:.1f} CSS px ({shown:.0f} of {natural} px)")
-        assert not small, "figure text below 9 CSS px on a 390 px screen:\n" + "\n".join(small)
-    finally:
-        context.close()
+def check_phone(page, path):
+    """A page at phone width (390 CSS px; no image has a srcset, so the device pixel ratio
+    changes nothing measured here): nothing wider than the column without a scroll box,
+    equation numbers on screen, figure text at least 9 CSS px."""
+    page.wait_for_timeout(200)
+    report = page.evaluate(PHONE_CHECK)
+    assert report["pageWidth"] <= report["vw"] + 1, f"the page scrolls sideways: {report}"
+    assert not report["bad"], "wider than the column without a scroll box:\n" + "\n".join(report["bad"][:20])
+    assert not report["numbers"], f"equation numbers off screen: {report['numbers']}"
+    # figure text: the smallest font drawn (pt, read from the PNG) at the displayed scale
+    images = page.locator("main figure img, main .cell_output img")
+    assert images.count() > 0 or path.startswith("_generated")
+    small = []
+    for i in range(images.count()):
+        img = images.nth(i)
+        src = img.evaluate("i => i.currentSrc || i.src")
+        if not src.split("?")[0].endswith(".png"):
+            continue
+        info = png_info(fetch(page, src))
+        assert "lib.min_font_pt" in info, f"{src}: a figure not drawn by lib.plotting.figure_png"
+        natural, shown = img.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+        dpi = 96 * info["lib.pixel_ratio"]
+        text_px = info["lib.min_font_pt"] * dpi / 72 * shown / natural
+        if text_px < MIN_TEXT_CSS_PX - 0.05:
+            small.append(f"{Path(src).name}: {text_px:.1f} CSS px ({shown:.0f} of {natural} px)")
+    assert not small, "figure text below 9 CSS px on a 390 px screen:\n" + "\n".join(small)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
