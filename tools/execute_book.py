@@ -100,19 +100,16 @@ async def execute_all(build, paths, jobs, timeout, allow_errors):
             with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
                 try:
                     seconds = await execute(path, nb, timeout, allow_errors, sockets)
-                except (CellExecutionError, CellTimeoutError, RuntimeError) as error:
+                except Exception as error:  # noqa: BLE001 - reported with the notebook's name
                     failed.append(path)
-                    print(f"execute_book: {path} FAILED:\n{error}", flush=True)
-                    return
-                except Exception:  # noqa: BLE001 - report it with the notebook's name
-                    failed.append(path)
-                    print(f"execute_book: {path} FAILED:\n{traceback.format_exc()}", flush=True)
+                    cell_error = isinstance(error, (CellExecutionError, CellTimeoutError))  # the cell's own report
+                    print(f"execute_book: {path} FAILED:\n{error if cell_error else traceback.format_exc()}", flush=True)
                     return
         cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
                                     check_validity=False, overwrite=True)
         print(f"execute_book: {path} executed in {seconds:.1f} s", flush=True)
 
-    # The longest first (the chapters are the big files), so the tail is short.
+    # The biggest files first (the chapters; a rough guess at the longest runs): a short tail.
     todo.sort(key=lambda item: item[0].stat().st_size, reverse=True)
     await asyncio.gather(*(one(path, nb) for path, nb in todo))
     return failed
