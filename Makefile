@@ -13,9 +13,6 @@ STAMP   := $(VENV)/.installed
 BROWSER_WORKERS ?= 3
 # notebooks `make book` executes at the same time (tools/execute_book.py)
 BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-# pytest-xdist workers of the slow stage: its groups (a venv's notebooks, the hub, the
-# sandboxes) mostly wait on kernels, servers and pip
-SLOW_WORKERS ?= 3
 
 # Where big data sets live (20 Newsgroups archive); see lib/datasets.py.
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
@@ -28,7 +25,7 @@ help:
 	@echo "make unit     the fast tests in parallel, with lib's doctests (a few minutes)"
 	@echo "make lint     ruff over lib, tests, tools, benchmarks, _ext"
 	@echo "make test     everything: lint, then side by side: unit | slow | browser-lab | strict book build -> read back -> browser-site"
-	@echo "make slow     kernels, venvs (launch routes), JupyterHub, grading sandboxes, mini-books (-n SLOW_WORKERS=3)"
+	@echo "make slow     kernels, venvs (launch routes), JupyterHub, grading sandboxes, mini-books (-n auto)"
 	@echo "make browser  Chromium: browser-site (the built site, -n BROWSER_WORKERS=3) and browser-lab (JupyterLab session)"
 	@echo "make nbval    read back the notebooks the book build executed"
 	@echo "make chapter CH=01_bayesian_learning   strict build + nbval of one chapter"
@@ -86,7 +83,7 @@ unit: $(STAMP)
 # pytest-xdist groups (tests/conftest.py): one file per worker, except the launch routes
 # (Binder and Colab side by side) and the JupyterLab tests (LAB_GROUPS servers).
 slow: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(SLOW_WORKERS) --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
 	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py \
 	  --ignore=tests/test_display_precision.py tests --durations=15
 

@@ -264,7 +264,7 @@ def _host_sockets():
 DRIVER = """
 import json, sys
 from lib.grading.grade import grade
-results = grade(sys.argv[1], sys.argv[2], sys.argv[3], workers=2, cell_timeout=8, timeout=90,
+results = grade(sys.argv[1], sys.argv[2], sys.argv[3], workers=2, cell_timeout=20, timeout=90,
                 memory_mb=1536)
 json.dump(results, open(sys.argv[4], "w"))
 """
