@@ -221,6 +221,7 @@ def check_phone(page, path):
     """A page at phone width (390 CSS px; no image has a srcset, so the device pixel ratio
     changes nothing measured here): nothing wider than the column without a scroll box,
     equation numbers on screen, figure text at least 9 CSS px."""
+    assert page.locator("main img[srcset]").count() == 0, "an image with a srcset: test at a phone's pixel ratio"
     page.wait_for_timeout(200)
     report = page.evaluate(PHONE_CHECK)
     assert report["pageWidth"] <= report["vw"] + 1, f"the page scrolls sideways: {report}"
