@@ -3,10 +3,11 @@
 pyzmq's asyncio poll can miss the wake-up of a message that has already arrived. The poll
 then reports it only when its timeout ends, and nbclient waits for a cell's reply with a
 single poll as long as the cell's timeout. Measured here on a loaded machine, with the
-nine exercise notebooks run again and again: twice in a few minutes, the
-``widgets.interact`` cell (nbclient answers its Output widget on the socket it is waiting
-on) took 60.0 s, the whole cell timeout, instead of 0.1 s, and then passed. In the book
-build, where the timeout is 600 s, exercise notebooks of 2 s took 601 s. Cutting every
+nine exercise notebooks run again and again: twice in a few minutes, a ``widgets.interact``
+cell took 60.0 s, the whole cell timeout, and then passed; no other cell was slow. (While
+it waits, nbclient answers the cell's Output widget on the same channel: a likely trigger,
+not proven.) In the book build, where the timeout is 600 s, exercise notebooks of 2 s took
+601 s. Cutting every
 wait into polls of at most ``SLICE`` seconds bounds such a miss to one slice: each poll
 that times out ends with pyzmq's own non-blocking check, which finds the message.
 
