@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from check_executed import check, problems, source_code, toc_pages  # noqa: E402
+from check_executed import check, problems, source_code, source_path, toc_pages  # noqa: E402
 
 BUILD = os.environ.get("BOOK_BUILD")
 
@@ -53,7 +53,7 @@ def test_the_sites_ipynb_download_is_the_executed_notebook(page):
     source) that is the executed notebook, outputs included, also when the build read the
     page from the execution cache; for an exercise it is the released notebook itself."""
     download = Path(BUILD) / "html" / "_sources" / f"{page}.ipynb"
-    source = next(ROOT / f"{page}{ext}" for ext in (".md", ".ipynb") if (ROOT / f"{page}{ext}").exists())
+    source = source_path(page)
     if source.suffix == ".ipynb":
         assert download.read_bytes() == source.read_bytes()
         return

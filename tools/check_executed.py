@@ -55,10 +55,15 @@ def problems(source_cells, executed):
     return found
 
 
+def source_path(page, root=ROOT):
+    """The source of a page (``chapters/01_bayesian_learning``): its .md or .ipynb, or None."""
+    return next((Path(root) / f"{page}{ext}" for ext in (".md", ".ipynb") if (Path(root) / f"{page}{ext}").exists()),
+                None)
+
+
 def check(build, page, root=ROOT):
     """The problems of one page (``chapters/01_bayesian_learning``) executed in ``build``."""
-    source = next((Path(root) / f"{page}{ext}" for ext in (".md", ".ipynb") if (Path(root) / f"{page}{ext}").exists()),
-                  None)
+    source = source_path(page, root)
     executed = Path(build) / "jupyter_execute" / f"{page}.ipynb"
     if source is None:
         return [f"no source for {page}"]

@@ -45,8 +45,8 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from lib.grading.polls import read_in_slices  # noqa: E402
+from lib.widgets import STATIC_ENV  # noqa: E402  (set for the kernels, as _ext/static_frames.py does)
 
-STATIC_ENV = "BAYES_COURSE_STATIC"  # as _ext/static_frames.py sets it for the build's kernels
 read_in_slices()
 
 
