@@ -5,25 +5,35 @@ outputs.
 myst-nb 1.x, on a cache hit, renders the page from a merged copy of the notebook, but
 writes the notebook it read, without outputs, to ``jupyter_execute/``. The page's
 download button then offers a notebook with no outputs, and the read-back of
-``make nbval`` finds nothing executed. A freshly executed notebook does not have this
-problem: nbclient fills the notebook in place. This extension copies the merged cells
-and metadata back into the notebook that was read, so both paths write the same file.
-``make book`` stores every notebook in the cache before Sphinx runs
-(``tools/execute_book.py``), so every page of a build takes the cache path.
+``make nbval`` finds nothing executed. ``make book`` stores every notebook in the cache
+before Sphinx runs (``tools/execute_book.py``), so every page of a build takes that path.
+
+Once every page is read (Sphinx's ``env-updated`` event, before any page is written and
+its download copied), each notebook in ``jupyter_execute/`` that the cache holds is
+merged with its cached outputs by jupyter-cache, the same merge myst-nb renders the page
+from, and written back.
 """
-from myst_nb.core.execute.cache import NotebookClientCache
+from pathlib import Path
 
-_start_client = NotebookClientCache.start_client
+import nbformat
+from jupyter_cache import get_cache
 
 
-def _start_client_in_place(self):
-    read = self._notebook
-    _start_client(self)
-    if self._notebook is not read:  # a cache hit: outputs were merged into a copy
-        read.update(self._notebook)
-        self._notebook = read
+def write_cached_outputs(app, env):
+    config = env.mystnb_config
+    if config.execution_mode != "cache":
+        return
+    cache = get_cache(config.execution_cache_path)
+    for path in sorted(Path(config.output_folder).rglob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        try:
+            _, merged = cache.merge_match_into_notebook(notebook)
+        except KeyError:  # not in the cache (a page executed with errors, or not a page)
+            continue
+        if merged != notebook:
+            nbformat.write(merged, path)
 
 
 def setup(app):
-    NotebookClientCache.start_client = _start_client_in_place
+    app.connect("env-updated", write_cached_outputs)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -179,26 +179,25 @@ def named_notebook(route, url):
     return path.split("/", 1)[1] if route == "JupyterHub" else path  # the hub's names the clone folder
 
 
-# Replies are read in polls of at most a second (lib/grading/polls.py, loaded by path: the
-# course library is not importable in this process). Without it, now and then (about one
-# notebook in 40 here) a `widgets.interact` cell waited out its whole timeout: pyzmq's
-# asyncio poll missed the wake-up of the reply. If a cell still times out (240 s, far more
+# Replies are read in polls of at most a second (lib/grading/polls.py's client, loaded by
+# path: the course library is not importable in this process). Without it, now and then
+# (about one notebook in 40 here) a `widgets.interact` cell waited out its whole timeout:
+# pyzmq's asyncio poll missed the wake-up of the reply. If a cell still times out (240 s, far more
 # than any cell here takes), the notebook runs once more in a fresh kernel and the retry is
 # printed.
 POLLS = ROOT / "lib" / "grading" / "polls.py"
 EXECUTE = """
-import importlib.util, sys, nbformat, nbclient
+import importlib.util, sys, nbformat
 from nbclient.exceptions import CellTimeoutError
 spec = importlib.util.spec_from_file_location("polls", sys.argv[3])
 polls = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(polls)
-polls.read_in_slices()
 path = sys.argv[1]
 for attempt in (1, 2):
     nb = nbformat.read(path, as_version=4)
     try:
-        nbclient.NotebookClient(nb, kernel_name="python3", timeout=240,
-                                resources={"metadata": {"path": sys.argv[2]}}).execute()
+        polls.SlicedNotebookClient(nb, kernel_name="python3", timeout=240,
+                                   resources={"metadata": {"path": sys.argv[2]}}).execute()
         break
     except CellTimeoutError as error:
         if attempt == 2:

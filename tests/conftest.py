@@ -14,15 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading.polls import read_in_slices
-
 TESTS = Path(__file__).resolve().parent
-
-# Every kernel client of the tests (nbclient in test_grading, test_display_precision, ...)
-# reads replies in polls of at most a second: a `widgets.interact` cell otherwise waits out
-# its whole timeout now and then (lib/grading/polls.py; seen here as a 120-s run of a 2-s
-# notebook in test_grading.py).
-read_in_slices()
 
 # `make unit` passes --doctest-modules (for lib/): the two conftest.py files are plugins,
 # not modules to collect (both are named `conftest`).
@@ -45,6 +37,8 @@ SLOW_TESTS = {
     "test_binder.py": {"test_binder_environment_has_the_library_from_the_repository_and_no_build_tools",
                        "test_installed_package_finds_its_data_outside_a_checkout"},
     "test_grading.py": {"test_released_notebook_runs_headless_renamed_and_writes_nothing"},
+    "test_polls.py": {"test_the_graders_kernel_is_read_in_slices",
+                      "test_the_book_pre_executors_kernels_are_read_in_slices"},
     "test_executed_notebooks.py": {"test_every_notebook_was_executed_by_the_book_build",
                                    "test_the_sites_ipynb_download_is_the_executed_notebook"},
 }

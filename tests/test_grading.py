@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from grading_helpers import FULL, NAME, SOURCE, SOURCE_FILE, released  # noqa: F401 - fixture
-from nbclient import NotebookClient
 
 from lib.grading import Checker, approx
 from lib.grading.checks import compare, encode, evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import grade, score_question
+from lib.grading.polls import SlicedNotebookClient
 from lib.grading.source import Test as T
 from lib.grading.source import parse, read_source, release, release_all
 
@@ -248,8 +248,8 @@ def test_released_notebook_has_no_solution_or_hidden_test(released):
 
 def execute(path):
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    SlicedNotebookClient(nb, timeout=120, kernel_name="python3",
+                         resources={"metadata": {"path": str(path.parent)}}).execute()
     return {c.source: "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells}
 
 

@@ -1,11 +1,11 @@
 """lib/grading/polls.py: kernel replies read in polls of at most a second."""
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 from queue import Empty
 
+import nbformat
 import pytest
+from jupyter_client.asynchronous import AsyncKernelClient
 
 from lib.grading import polls
 
@@ -45,24 +45,74 @@ def test_a_reply_the_first_poll_missed_is_read_within_a_poll_slice():
     assert calls[0] == 1000 and len(calls) >= 2 and all(0 <= ms <= 1000 for ms in calls) and sum(calls) <= 2500
 
 
-def test_the_tests_own_kernel_clients_read_in_slices():
-    """tests/conftest.py installs it for every test process."""
-    assert polls.CHANNEL.get_msg is polls.get_msg_in_slices
+def test_the_sliced_client_reads_every_channel_in_slices_and_changes_no_other():
+    """SlicedNotebookClient -> SlicedKernelManager -> SlicedKernelClient, whose message
+    channels are SlicedChannels; jupyter_client's own classes are left as they were."""
+    assert polls.SlicedNotebookClient(nbformat.v4.new_notebook()).kernel_manager_class is polls.SlicedKernelManager
+    assert polls.SlicedKernelManager().client_factory is polls.SlicedKernelClient
+    traits = polls.SlicedKernelClient.class_traits()
+    for name in ["shell", "iopub", "stdin", "control"]:
+        assert traits[f"{name}_channel_class"].default_value is polls.SlicedChannel, name
+    assert polls.SlicedChannel.get_msg is polls.get_msg_in_slices
+    assert issubclass(polls.SlicedChannel, polls.CHANNEL)
+    assert polls.CHANNEL.get_msg is not polls.get_msg_in_slices  # nothing patched
+    assert AsyncKernelClient.class_traits()["shell_channel_class"].default_value is not polls.SlicedChannel
 
 
-@pytest.mark.parametrize("module", ["lib.grading.sandbox", "execute_book"])
-def test_the_grader_and_the_book_build_read_in_slices(module):
-    """Importing the grader's sandbox runner, or tools/execute_book.py, installs the slices
-    (each in a fresh interpreter: nothing else installed them)."""
-    code = (f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'tools')!r}]; import {module}; "
-            "from lib.grading import polls; print(polls.CHANNEL.get_msg is polls.get_msg_in_slices)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert result.stdout.strip() == "True", result.stderr[-2000:]
+@pytest.fixture
+def counted(monkeypatch):
+    """The channels whose replies were read in slices (SlicedChannel.get_msg counted)."""
+    seen = []
+
+    def get_msg(self, timeout=None):
+        seen.append(type(self))
+        return polls.get_msg_in_slices(self, timeout)
+
+    monkeypatch.setattr(polls.SlicedChannel, "get_msg", get_msg)
+    return seen
+
+
+def test_the_graders_kernel_is_read_in_slices(counted, tmp_path, monkeypatch):
+    """The sandbox's kernel (lib/grading/sandbox.py, here without the box) reads its replies in slices."""
+    from lib.grading import sandbox
+
+    monkeypatch.chdir(tmp_path)
+    kernel = sandbox.Kernel(20)
+    try:
+        status, outputs = kernel.run("print(6 * 7)")
+    finally:
+        kernel.stop()
+    assert status == "ok" and outputs[0]["text"] == "42\n"
+    assert counted and set(counted) == {polls.SlicedChannel}
+
+
+def test_the_book_pre_executors_kernels_are_read_in_slices(counted, tmp_path, monkeypatch):
+    """tools/execute_book.py runs each notebook with the sliced client."""
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    import execute_book
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")],
+                                  metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    asyncio.run(execute_book.execute(tmp_path / "page.ipynb", nb, 20, False, str(tmp_path)))
+    assert nb.cells[0].outputs[0]["text"] == "42\n"
+    assert counted and set(counted) == {polls.SlicedChannel}
 
 
 def test_the_launch_route_harness_loads_it_by_path():
     """tests/binder_env.py's EXECUTE (run in the Colab-like and Binder-like venvs, where the
-    course library is not importable) loads this file by path and installs it."""
+    course library is not importable) loads this file by path and runs its client; every
+    launch-route test runs it there."""
     from binder_env import EXECUTE, POLLS
 
-    assert POLLS == ROOT / "lib" / "grading" / "polls.py" and "read_in_slices()" in EXECUTE
+    assert POLLS == ROOT / "lib" / "grading" / "polls.py"
+    assert "polls.SlicedNotebookClient(" in EXECUTE and "NotebookClient(" not in EXECUTE.replace("polls.SlicedNotebookClient(", "")
+
+
+def test_no_kernel_client_of_the_course_is_unsliced():
+    """Every nbclient client the course makes is the sliced one."""
+    files = [*ROOT.glob("lib/**/*.py"), *ROOT.glob("tools/*.py"), *ROOT.glob("tests/**/*.py"),
+             *ROOT.glob("benchmarks/*.py")]
+    plain = [str(f.relative_to(ROOT)) for f in files
+             if "NotebookClient(" in f.read_text().replace("SlicedNotebookClient(", "") and f.name != "test_polls.py"]
+    assert not plain, plain

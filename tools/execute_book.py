@@ -37,17 +37,13 @@ import nbformat
 import yaml
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
-from jupyter_client.manager import AsyncKernelManager
 from myst_nb.core.read import myst_nb_reader_plugin
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from lib.grading.polls import read_in_slices  # noqa: E402
+from lib.grading.polls import SlicedNotebookClient  # noqa: E402
 from lib.widgets import STATIC_ENV  # noqa: E402  (set for the kernels, as _ext/static_frames.py does)
-
-read_in_slices()
 
 
 def read_notebook(path):
@@ -66,11 +62,12 @@ def book_settings(config=ROOT / "_config.yml"):
 async def execute(path, nb, timeout, allow_errors, sockets):
     """Run ``nb`` in a fresh kernel (Unix sockets under ``sockets``); its run time in s."""
     meta = nb.metadata.get("execution", {})
-    km = AsyncKernelManager(transport="ipc", ip=os.path.join(sockets, "kernel"))
-    client = NotebookClient(nb, km=km, timeout=meta.get("timeout", timeout),
-                            allow_errors=meta.get("allow_errors", allow_errors),
-                            record_timing=False,  # as myst-nb: cell metadata is part of the cache key
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = SlicedNotebookClient(nb, timeout=meta.get("timeout", timeout),
+                                  allow_errors=meta.get("allow_errors", allow_errors),
+                                  record_timing=False,  # as myst-nb: cell metadata is part of the cache key
+                                  resources={"metadata": {"path": str(path.parent)}})
+    km = client.km = client.create_kernel_manager()
+    km.transport, km.ip = "ipc", os.path.join(sockets, "kernel")
     start = time.monotonic()
     try:
         await client.async_execute()

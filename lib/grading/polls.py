@@ -7,17 +7,25 @@ nine exercise notebooks run again and again: twice in a few minutes, a ``widgets
 cell took 60.0 s, the whole cell timeout, and then passed; no other cell was slow. (While
 it waits, nbclient answers the cell's Output widget on the same channel: a likely trigger,
 not proven.) In the book build, where the timeout is 600 s, exercise notebooks of 2 s took
-601 s. Cutting every
-wait into polls of at most ``SLICE`` seconds bounds such a miss to one slice: each poll
-that times out ends with pyzmq's own non-blocking check, which finds the message.
+601 s. Cutting every wait into polls of at most ``SLICE`` seconds bounds such a miss to
+one slice: each poll that times out ends with pyzmq's own non-blocking check, which finds
+the message.
 
-The module imports nothing but jupyter_client, so a test harness can load it by path
-into any venv (jupyter_client 7 and 8).
+:class:`SlicedNotebookClient` is nbclient's client whose kernel manager makes such
+clients; nothing of jupyter_client or nbclient is changed for anyone else. It is used by
+the grader's sandbox (:mod:`lib.grading.sandbox`), the book's pre-executor
+(``tools/execute_book.py``) and the tests' kernels. The module imports nothing but
+jupyter_client and nbclient, so a test harness can load it by path into any venv
+(jupyter_client 7 and 8).
 """
 import time
 from queue import Empty
 
 from jupyter_client import channels
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from traitlets import Type, default
 
 SLICE = 1.0  # seconds
 CHANNEL = getattr(channels, "AsyncZMQSocketChannel", channels.ZMQSocketChannel)  # 8.x, 7.x
@@ -34,6 +42,28 @@ async def get_msg_in_slices(self, timeout=None):
             raise Empty
 
 
-def read_in_slices():
-    """Make every asyncio kernel client of this process poll in slices (idempotent)."""
-    CHANNEL.get_msg = get_msg_in_slices
+class SlicedChannel(CHANNEL):
+    """A kernel client's channel whose ``get_msg`` polls in slices."""
+
+    get_msg = get_msg_in_slices
+
+
+class SlicedKernelClient(AsyncKernelClient):
+    shell_channel_class = Type(SlicedChannel)
+    iopub_channel_class = Type(SlicedChannel)
+    stdin_channel_class = Type(SlicedChannel)
+    control_channel_class = Type(SlicedChannel)
+
+
+class SlicedKernelManager(AsyncKernelManager):
+    @default("client_factory")
+    def _sliced_client(self):
+        return SlicedKernelClient
+
+
+class SlicedNotebookClient(NotebookClient):
+    """nbclient's ``NotebookClient``, whose kernels are read in slices."""
+
+    @default("kernel_manager_class")
+    def _sliced_manager(self):
+        return SlicedKernelManager

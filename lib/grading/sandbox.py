@@ -29,14 +29,12 @@ sys.modules.setdefault("rfc3987_syntax", None)
 
 import nbformat  # noqa: E402
 from jupyter_core.utils import run_sync  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 
 from .checks import MIME  # noqa: E402
-from .polls import read_in_slices  # noqa: E402
+from .polls import SlicedNotebookClient  # noqa: E402  (a missed wake-up costs 1 s, not a cell's limit)
 
 MAX_RESTARTS = 6
-read_in_slices()  # a missed wake-up costs a second, not the cell's timeout (polls.py)
 PR_SET_DUMPABLE = 4
 
 
@@ -59,10 +57,10 @@ class Kernel:
         self._start()
 
     def _start(self):
-        self.client = NotebookClient(nbformat.v4.new_notebook(), timeout=self.timeout,
-                                     kernel_name="python3", allow_errors=True,
-                                     resources={"metadata": {"path": os.getcwd()}},
-                                     extra_arguments=["--HistoryManager.hist_file=:memory:"])
+        self.client = SlicedNotebookClient(nbformat.v4.new_notebook(), timeout=self.timeout,
+                                           kernel_name="python3", allow_errors=True,
+                                           resources={"metadata": {"path": os.getcwd()}},
+                                           extra_arguments=["--HistoryManager.hist_file=:memory:"])
         self.client.on_cell_executed = self._executed
         self.client.km = self.client.create_kernel_manager()
         # Unix sockets, not TCP: the network namespace has only its own loopback.
