@@ -224,11 +224,11 @@ def _code(cell):
     return "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
-def binder_run(notebook):
-    """What the Binder route runs of ``notebook``: all of it when its code depends on what
-    is installed (an import inside a ``try``, ``if`` or function: the book build, which has
-    scikit-learn, takes the other branch), else its set-up cell and, in one cell, the
-    import statements of its code cells (IPython magics and shell lines left out)."""
+def binder_imports(notebook):
+    """What the Binder route runs of ``notebook`` besides its set-up cell: ``None`` when all
+    of it runs (its code depends on what is installed: an import inside a ``try``, ``if``
+    or function, where the book build, which has scikit-learn, takes the other branch),
+    else the import statements of its code cells (IPython magics and shell lines left out)."""
     nb = nbformat.read(notebook, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].id == "course-setup", notebook
@@ -237,10 +237,30 @@ def binder_run(notebook):
         body = ast.parse(_code(cell)).body
         imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
         if sum(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)) > len(imports):
-            return nb
+            return None
         statements += [ast.unparse(node) for node in imports]
-    nb.cells = [code[0], nbformat.v4.new_code_cell("\n".join(dict.fromkeys(statements)))]
-    return nb
+    return list(dict.fromkeys(statements))
+
+
+def binder_runs(notebooks):
+    """What the Binder route runs for ``notebooks`` (which share one set-up cell), as
+    ``[(notebook to run, the notebooks it stands for)]``: each notebook whose code depends
+    on what is installed, whole; then, for all the others, one notebook of the set-up cell
+    and, in one cell, the import statements of them all (an import works in the venv or
+    fails, whatever was imported before it), run in the first one's folder."""
+    runs, statements, covered = [], [], []
+    for path in notebooks:
+        imports = binder_imports(path)
+        if imports is None:
+            runs.append((nbformat.read(path, as_version=4), [path]))
+        else:
+            statements += imports
+            covered.append(path)
+    if covered:
+        nb = nbformat.read(covered[0], as_version=4)
+        nb.cells = [nb.cells[0], nbformat.v4.new_code_cell("\n".join(dict.fromkeys(statements)))]
+        runs.append((nb, covered))
+    return runs
 
 
 def _names(tree):

@@ -19,7 +19,8 @@ differs from the book build's in what it runs:
   running the code cells there; what Binder changes is what is installed. So a notebook
   whose code depends on that (an import in a ``try``/``if``: the book build has
   scikit-learn, Binder does not) runs top to bottom in a fresh Binder kernel; of the
-  others, the set-up cell and every import of every code cell run there. (The JupyterLab
+  others, the set-up cell and every import of every code cell run there, all in one
+  fresh kernel. (The JupyterLab
   session of tests/browser/ also runs the interactive figures in this venv.)
 
 Any error fails the test.
@@ -32,7 +33,7 @@ import sys
 import nbformat
 import pytest
 import tomllib
-from binder_env import COLAB, ROOT, binder_python, binder_run, colab_python, execute, freeze, published_clone
+from binder_env import COLAB, ROOT, binder_python, binder_runs, colab_python, execute, freeze, published_clone
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
@@ -135,17 +136,27 @@ def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(binder):
                         f"stands for running the notebooks on Binder: {differ}")
 
 
+@pytest.fixture(scope="module")
+def binder_results(tree, binder):
+    """``{notebook: the finished process of the Binder run that stands for it}``: each run
+    (tests/binder_env.binder_runs) executed once, beside the first notebook it stands for."""
+    python, env = binder
+    results = {}
+    for nb, notebooks in binder_runs([tree / n for n in NOTEBOOKS]):
+        path = notebooks[0].with_name(f".binder-{notebooks[0].name}")  # same folder, same paths
+        nbformat.write(nb, path)
+        try:
+            result = execute(python, path, **env)
+        finally:
+            path.unlink()
+        results.update(dict.fromkeys(notebooks, result))
+    return results
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_notebook_runs_in_the_binder_environment(tree, binder, notebook):
-    python, env = binder
-    run = binder_run(tree / notebook)
-    path = (tree / notebook).with_name(f".binder-{(tree / notebook).name}")  # beside it: same folder, same paths
-    nbformat.write(run, path)
-    try:
-        result = execute(python, path, **env)
-    finally:
-        path.unlink()
+def test_notebook_runs_in_the_binder_environment(tree, binder_results, notebook):
+    result = binder_results[tree / notebook]
     assert result.returncode == 0, f"{notebook} failed on Binder:\n{result.stderr[-4000:]}"
 
 

@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import nbformat
-from binder_env import binder_run, widget_cells
+from binder_env import binder_imports, binder_runs, widget_cells
 
 TESTS = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("tests_conftest", TESTS / "conftest.py")  # not tests/browser's
@@ -67,8 +67,10 @@ def notebook(tmp_path, *sources):
 def test_binder_runs_the_set_up_cell_and_every_import(tmp_path):
     path = notebook(tmp_path, "import numpy as np\nx = np.ones(3)", "md:text",
                     "%matplotlib inline\nfrom scipy import stats\nimport numpy as np\nstats.norm.pdf(x)")
-    run = binder_run(path)
+    assert binder_imports(path) == ["import numpy as np", "from scipy import stats"]
+    [(run, covered)] = binder_runs([path])
     assert [c.source for c in run.cells] == ["print('set-up')", "import numpy as np\nfrom scipy import stats"]
+    assert covered == [path]
 
 
 def test_binder_runs_all_of_a_notebook_whose_code_depends_on_what_is_installed(tmp_path):
@@ -76,7 +78,20 @@ def test_binder_runs_all_of_a_notebook_whose_code_depends_on_what_is_installed(t
                     "if find_spec('sklearn'):\n    from sklearn.svm import SVC",
                     "def fit():\n    import sklearn\n    return sklearn"]:
         path = notebook(tmp_path, "import numpy as np", guarded, "x = 1")
-        assert binder_run(path) == nbformat.read(path, as_version=4)
+        assert binder_imports(path) is None
+        assert binder_runs([path]) == [(nbformat.read(path, as_version=4), [path])]
+
+
+def test_binder_runs_the_imports_of_all_other_notebooks_in_one_kernel(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    first = notebook(tmp_path / "a", "import numpy as np\nx = np.ones(2)")
+    guarded = notebook(tmp_path / "b", "try:\n    import sklearn\nexcept ImportError:\n    pass")
+    second = notebook(tmp_path / "c", "import numpy as np\nfrom lib.bn import BayesNet\nnet = BayesNet()")
+    runs = binder_runs([first, guarded, second])
+    assert [covered for _, covered in runs] == [[guarded], [first, second]]
+    assert [c.source for c in runs[1][0].cells] == ["print('set-up')", "import numpy as np\nfrom lib.bn import BayesNet"]
 
 
 def test_the_widget_cells_and_what_they_need_but_no_other_cell(tmp_path):

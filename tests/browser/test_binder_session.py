@@ -7,17 +7,23 @@ exercises as .ipynb). The test opens two chapters and one exercise, as a reader 
 * no MyST role, label or directive is shown raw, and no maths fails to render;
 * the in-chapter solutions start collapsed (their text is not on the screen, yet in the
   notebook);
-* chapter 1 runs top to bottom; a drag of 10 steps on a slider ends, within 1 s of the
-  last step, on the figure of the last position, and no queued redraw replaces it later;
+* chapter 1's interactive figures run (the cells they need, ``widget_cells``: the book
+  build ran every cell with Binder's versions); a drag of 10 steps on a slider ends,
+  within 1 s of the last step, on the figure of the last position, and no queued redraw
+  replaces it later;
 * the exercise runs and ``check("q1")`` reports.
 
 Screenshots go to _build/screenshots/. The server is stopped afterwards.
 """
 import json
 import re
+import sys
 import time
 
 from conftest import ROOT, SHOTS, TOKEN
+
+sys.path.insert(0, str(ROOT / "tests"))
+from binder_env import widget_cells  # noqa: E402
 
 RAW_MYST = re.compile(r"\{(cite|ref|numref|eq|doc|term|glue|literalinclude|solution|exercise)[\w:-]*\}"
                       r"|^\([\w.:-]+\)=|Unknown (role|directive)|Undefined control sequence|ParseError", re.M | re.I)
@@ -146,12 +152,14 @@ def wait_settled(page, image, quiet=3.0, limit=90.0):
     return last
 
 
-def test_chapter_one_reads_runs_and_a_slider_drag_ends_on_the_last_figure(lab, browser):
-    url, _ = lab
+def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_figure(lab, browser):
+    url, work = lab
     context, page = open_notebook(browser, url, "chapters/01_bayesian_learning.ipynb")
     try:
         check_reader_view(page, "01_bayesian_learning")
-        run_all(page)
+        # the cells its interactive figures need (the book build ran every cell, with
+        # Binder's versions: tests/test_launch.py)
+        run_cells(page, widget_cells(work / "chapters" / "01_bayesian_learning.ipynb"))
         slider = page.locator(".jp-OutputArea .widget-slider", has=page.locator(".widget-label", has_text="candies")).first
         slider.scroll_into_view_if_needed(timeout=60_000)
         cell = page.locator(".jp-CodeCell", has=slider).first
