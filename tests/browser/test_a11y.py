@@ -8,11 +8,12 @@ tagged wcag2a, wcag2aa, wcag21a or wcag21aa. The functions of `_ext/accessible.p
 rewrite the pages are tested here too, on the HTML that myst-nb, the theme and
 sphinx-exercise write.
 """
+import contextlib
 import json
 import sys
 
 import pytest
-from conftest import NPM, ROOT, SITE, Recorder
+from conftest import NPM, ROOT, SHOTS, SITE, Recorder
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
@@ -69,7 +70,8 @@ def test_page_in_chromium(browser, site_url, path, size):
 
     * phone size: the layout and figure-text checks of test_site.check_phone;
     * a chapter at desktop size: test_site.check_renders (maths, figures, explorers, no
-      stray request, a screenshot), before anything on the page is touched;
+      stray request, a screenshot of its first screen), before anything on the page is
+      touched; a failing page is saved whole to _build/screenshots/FAILED-*.png;
     * WCAG 2.1 A/AA (axe) in light mode, then in dark mode: the reader's colour scheme
       switched on the same page (the theme follows it live, as when a phone turns to dark
       mode at dusk); no formula in the Tab order;
@@ -101,6 +103,11 @@ def test_page_in_chromium(browser, site_url, path, size):
             check_explorer_frames(page, recorder, chapter)
         errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
         assert not errors, errors
+    except Exception:  # the whole page as it was, for the failure's reader
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(Exception):  # (never in place of the failure itself)
+            page.screenshot(path=str(SHOTS / f"FAILED-{path.replace('/', '-')}-{size}.png"), full_page=True)
+        raise
     finally:
         context.close()
 

@@ -97,7 +97,7 @@ def test_no_broken_internal_links_or_images():
 
 def check_renders(page, recorder, chapter):
     """A chapter as loaded (maths typeset): maths, figures, explorers, no stray requests or
-    errors; a full-page screenshot in _build/screenshots. (tests/browser/test_a11y.py runs it
+    errors; a screenshot of its first screen in _build/screenshots. (tests/browser/test_a11y.py runs it
     on the same page load as axe.)"""
     main = page.locator("main")
     # maths: typeset, no TeX source left in the text a reader sees
@@ -125,8 +125,10 @@ def check_renders(page, recorder, chapter):
     assert not recorder.blocked, recorder.blocked
     errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
     assert not errors, errors
+    # the chapter's first screen (a full page takes 6-8 s of CPU to render and encode: it is
+    # taken only when a check of the page fails, test_a11y.test_page_in_chromium)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{chapter}.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{chapter}.png"))
 
 
 def _explorers(page):

@@ -122,17 +122,21 @@ def control_value(target):
 
 
 def drive(page, index, kind, target):
-    """Press keys until ``WARM_UP + PRESSES`` new values were drawn; the latencies (ms),
+    """Press keys until ``WARM_UP + PRESSES`` new values were drawn (a drop-down: at most
+    each other option), then step back once; the latencies (ms),
     the kernel's own time for each of those redraws (``data-draw-ms``), and the image's
     ``data-values`` after each press, by the control's value."""
     seen, latencies, kernel, key = {state(page, index)["last"]}, [], [], "ArrowRight"
+    back = None  # the step back to the value before the last one drawn
     shown = {control_value(target) if kind != "text" else None: state(page, index)["last"]}
+    wanted = WARM_UP + PRESSES
     if kind == "select":
         key = "ArrowDown"
+        wanted = min(wanted, target.evaluate("(e) => e.options.length") - 1)  # every other option
     target.scroll_into_view_if_needed()
     target.focus()
     for n in range(MAX_KEYS):
-        if len(latencies) >= WARM_UP + PRESSES:
+        if len(latencies) >= wanted:
             break
         before = state(page, index)
         if kind == "text":
@@ -146,6 +150,7 @@ def drive(page, index, kind, target):
                 key = "ArrowUp" if key == "ArrowDown" else "ArrowDown"
                 continue
             target.select_option(index=options[0] + step)
+            back = options[0]
         else:
             value = control_value(target)
             target.press(key)
@@ -153,6 +158,7 @@ def drive(page, index, kind, target):
                 key = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight", "ArrowDown": "ArrowUp",
                        "ArrowUp": "ArrowDown"}[key]
                 continue
+            back = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight"}[key]
         page.wait_for_function(f"() => window.__lat.figures[{index}].changes.length > {before['changes']}",
                                timeout=20_000, polling="raf")
         page.wait_for_timeout(250)  # let the kernel settle; a press never overlaps a redraw
@@ -169,16 +175,15 @@ def drive(page, index, kind, target):
             kernel.append(change["kernel"])
     images = [v for k, v in shown.items() if k is not None]
     assert len(set(images)) == len(images), f"figure {index}: two control values show the same image: {shown}"
-    # one step back, to the value before: the image shown for it before, again
+    # one step back, to the value before the last one: the image shown for it before, again
     before = state(page, index)
     if kind == "text":
         target.fill("orbit launch hockey goalie 0")
         target.press("Enter")
     elif kind == "select":
-        selected = target.evaluate("(e) => e.selectedIndex")
-        target.select_option(index=selected - 1 if key == "ArrowDown" else selected + 1)
+        target.select_option(index=back)
     else:
-        target.press({"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight"}[key])
+        target.press(back)
     page.wait_for_function(f"() => window.__lat.figures[{index}].changes.length > {before['changes']}",
                            timeout=20_000, polling="raf")
     value = target.input_value() if kind == "text" else control_value(target)
