@@ -25,6 +25,10 @@ from conftest import ROOT, SHOTS, TOKEN
 sys.path.insert(0, str(ROOT / "tests"))
 from binder_env import widget_cells  # noqa: E402
 
+# Waits for a kernel poll the page every POLL_MS, not on every animation frame (playwright's
+# default), during which Chromium draws the page 60 times a second, without a GPU.
+POLL_MS = 200
+
 RAW_MYST = re.compile(r"\{(cite|ref|numref|eq|doc|term|glue|literalinclude|solution|exercise)[\w:-]*\}"
                       r"|^\([\w.:-]+\)=|Unknown (role|directive)|Undefined control sequence|ParseError", re.M | re.I)
 
@@ -36,7 +40,8 @@ def open_notebook(browser, url, path):
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                            " && window.jupyterapp.shell.currentWidget.sessionContext"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel", timeout=120_000)
+                           " && window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel",
+                           timeout=120_000, polling=POLL_MS)
     return context, page
 
 
@@ -75,7 +80,7 @@ def run_all(page):
         const code = nb.widgets.filter(w => w.model.type === 'code');
         return code.length > 0 && code.every(w => w.model.executionCount !== null)
             && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle';
-    }""", timeout=600_000)
+    }""", timeout=600_000, polling=POLL_MS)
     errors = page.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
         .filter(w => w.model.type === 'code')
         .flatMap(w => w.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))""")
@@ -95,7 +100,7 @@ def run_cells(page, indices):
         const panel = window.jupyterapp.shell.currentWidget, cells = panel.content.widgets;
         return indices.every(i => cells[i].model.executionCount !== null)
             && panel.sessionContext.session.kernel.status === 'idle';
-    }""", arg=indices, timeout=600_000)
+    }""", arg=indices, timeout=600_000, polling=POLL_MS)
     errors = page.evaluate("""(indices) => indices.map(i => window.jupyterapp.shell.currentWidget.content.widgets[i])
         .flatMap(w => w.model.outputs.toJSON().filter(o => o.output_type === 'error').map(o => o.ename + ': ' + o.evalue))""",
                            indices)

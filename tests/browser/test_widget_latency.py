@@ -160,7 +160,7 @@ def drive(page, index, kind, target):
                 continue
             back = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight"}[key]
         page.wait_for_function(f"() => window.__lat.figures[{index}].changes.length > {before['changes']}",
-                               timeout=20_000, polling="raf")
+                               timeout=20_000, polling=50)
         page.wait_for_timeout(250)  # let the kernel settle; a press never overlaps a redraw
         change, pressed = page.evaluate(f"""() => {{
             const change = window.__lat.figures[{index}].changes.at(-1);
@@ -185,7 +185,7 @@ def drive(page, index, kind, target):
     else:
         target.press(back)
     page.wait_for_function(f"() => window.__lat.figures[{index}].changes.length > {before['changes']}",
-                           timeout=20_000, polling="raf")
+                           timeout=20_000, polling=50)
     value = target.input_value() if kind == "text" else control_value(target)
     assert shown.get(value) == state(page, index)["last"], f"figure {index}: back at {value!r}, another image"
     return latencies[WARM_UP:], kernel[WARM_UP:]
