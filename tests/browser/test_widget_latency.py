@@ -1,10 +1,11 @@
 """Key press to new image: every chapter's interactive figures in a live JupyterLab kernel.
 
 The Binder-like JupyterLab session of ``test_binder_session.py`` (a venv made of binder/
-alone, Chromium) opens each chapter and runs the cells its interactive figures need (the
-set-up cell, every cell with an import, each figure cell and the cell showing its
-controls, and, going back from them, every cell that assigns or changes a name a needed
-cell reads: ``widget_cells``); the strict book build ran every cell with the same versions
+alone, Chromium) opens, for each chapter, a copy of its notebook with only the cells its
+interactive figures need, and runs them (the set-up cell, every cell with an import, each
+figure cell and the cell showing its controls, and, going back from them, every cell that
+assigns or changes a name a needed cell reads: ``widget_cells``); the strict book build
+ran every cell with the same versions
 (tests/test_launch.py checks them). For every interactive figure (a cell
 output ``img[data-values]``, drawn by ``lib.widgets.interactive_figure``, whose controls
 are shown by the next cell) one control is driven from the keyboard, as a reader does:
@@ -35,6 +36,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 from test_binder_session import SHOTS, open_notebook, run_cells
 
@@ -200,12 +202,25 @@ def record(entries):
     OUT.write_text(json.dumps(sorted(merged, key=lambda e: (e["chapter"], e["figure"])), indent=1) + "\n")
 
 
+def figure_notebook(work, chapter):
+    """A copy of the chapter's notebook, beside it, with only the cells its interactive figures
+    need (``widget_cells``; their ids and metadata kept): JupyterLab renders no prose or maths
+    (test_binder_session.py reads two chapters whole), which took most of Chromium's CPU."""
+    path = work / "chapters" / f"{chapter}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = [nb.cells[i] for i in widget_cells(path)]
+    copy = path.with_name(f".figures-{path.name}")
+    nbformat.write(nb, copy)
+    return copy.relative_to(work), len(nb.cells)
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_interactive_figures_draw_the_image_of_each_new_value(lab, browser, chapter):
     url, work = lab
-    context, page = open_notebook(browser, url, f"chapters/{chapter}.ipynb")
+    path, cells = figure_notebook(work, chapter)
+    context, page = open_notebook(browser, url, str(path))
     try:
-        run_cells(page, widget_cells(work / "chapters" / f"{chapter}.ipynb"))
+        run_cells(page, list(range(cells)))
         figures = page.evaluate(SETUP)
         assert figures, f"{chapter}: no interactive figure found (img[data-values] followed by its controls)"
         entries = []
