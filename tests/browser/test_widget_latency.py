@@ -209,7 +209,7 @@ def figure_notebook(work, chapter):
     path = work / "chapters" / f"{chapter}.ipynb"
     nb = nbformat.read(path, as_version=4)
     nb.cells = [nb.cells[i] for i in widget_cells(path)]
-    copy = path.with_name(f".figures-{path.name}")
+    copy = path.with_name(f"{path.stem}-figures.ipynb")  # (JupyterLab opens no hidden file)
     nbformat.write(nb, copy)
     return copy.relative_to(work), len(nb.cells)
 
