@@ -65,6 +65,7 @@ async def execute(path, nb, timeout, allow_errors, sockets):
     client = SlicedNotebookClient(nb, timeout=meta.get("timeout", timeout),
                                   allow_errors=meta.get("allow_errors", allow_errors),
                                   record_timing=False,  # as myst-nb: cell metadata is part of the cache key
+                                  shutdown_kernel="immediate",
                                   resources={"metadata": {"path": str(path.parent)}})
     km = client.km = client.create_kernel_manager()
     km.transport, km.ip = "ipc", os.path.join(sockets, "kernel")
