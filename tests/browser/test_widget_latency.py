@@ -32,16 +32,11 @@ reports against the target. Screenshots go to _build/screenshots/.
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
-from test_binder_session import SHOTS, open_notebook, run_cells
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from binder_env import widget_cells  # noqa: E402
+from test_binder_session import SHOTS, figure_notebook, open_notebook, run_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))
@@ -200,18 +195,6 @@ def record(entries):
     keys = {(e["chapter"], e["figure"]) for e in entries}
     merged = [e for e in old if (e["chapter"], e["figure"]) not in keys] + entries
     OUT.write_text(json.dumps(sorted(merged, key=lambda e: (e["chapter"], e["figure"])), indent=1) + "\n")
-
-
-def figure_notebook(work, chapter):
-    """A copy of the chapter's notebook, beside it, with only the cells its interactive figures
-    need (``widget_cells``; their ids and metadata kept): JupyterLab renders no prose or maths
-    (test_binder_session.py reads two chapters whole), which took most of Chromium's CPU."""
-    path = work / "chapters" / f"{chapter}.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    nb.cells = [nb.cells[i] for i in widget_cells(path)]
-    copy = path.with_name(f"{path.stem}-figures.ipynb")  # (JupyterLab opens no hidden file)
-    nbformat.write(nb, copy)
-    return copy.relative_to(work), len(nb.cells)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
