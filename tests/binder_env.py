@@ -225,11 +225,12 @@ def _code(cell):
 
 
 def binder_imports(notebook):
-    """What the Binder route runs of ``notebook`` besides its set-up cell: ``None`` when all
-    of it runs (its code depends on what is installed: an import inside a ``try``, ``if``
-    or function, where the book build, which has scikit-learn, takes the other branch),
-    else the import statements of its code cells (IPython magics and shell lines left out)."""
-    nb = nbformat.read(notebook, as_version=4)
+    """What the Binder route runs of ``notebook`` (a path, or a notebook read) besides its
+    set-up cell: ``None`` when all of it runs (its code depends on what is installed: an
+    import inside a ``try``, ``if`` or function, where the book build, which has
+    scikit-learn, takes the other branch), else the import statements of its code cells
+    (IPython magics and shell lines left out)."""
+    nb = notebook if isinstance(notebook, nbformat.NotebookNode) else nbformat.read(notebook, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].id == "course-setup", notebook
     statements = []
@@ -250,16 +251,17 @@ def binder_runs(notebooks):
     fails, whatever was imported before it), run in the first one's folder."""
     runs, statements, covered = [], [], []
     for path in notebooks:
-        imports = binder_imports(path)
+        nb = nbformat.read(path, as_version=4)
+        imports = binder_imports(nb)
         if imports is None:
-            runs.append((nbformat.read(path, as_version=4), [path]))
+            runs.append((nb, [path]))
         else:
             statements += imports
-            covered.append(path)
+            covered.append((path, nb))
     if covered:
-        nb = nbformat.read(covered[0], as_version=4)
+        nb = covered[0][1]
         nb.cells = [nb.cells[0], nbformat.v4.new_code_cell("\n".join(dict.fromkeys(statements)))]
-        runs.append((nb, covered))
+        runs.append((nb, [path for path, _ in covered]))
     return runs
 
 

@@ -20,8 +20,8 @@ differs from the book build's in what it runs:
   whose code depends on that (an import in a ``try``/``if``: the book build has
   scikit-learn, Binder does not) runs top to bottom in a fresh Binder kernel; of the
   others, the set-up cell and every import of every code cell run there, all in one
-  fresh kernel. (The JupyterLab
-  session of tests/browser/ also runs the interactive figures in this venv.)
+  fresh kernel. (The JupyterLab session of tests/browser/ also runs the interactive
+  figures in this venv.)
 
 Any error fails the test.
 """

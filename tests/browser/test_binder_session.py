@@ -9,9 +9,8 @@ exercises as .ipynb). The test opens two chapters and one exercise, as a reader 
   notebook);
 * chapter 1's interactive figures run (the cells they need, ``widget_cells``, in a copy of
   the chapter with only those: the book build ran every cell with Binder's versions); a
-  drag of 10 steps on a slider ends,
-  within 1 s of the last step, on the figure of the last position, and no queued redraw
-  replaces it later;
+  drag of 10 steps on a slider ends, within 1 s of the last step, on the figure of the
+  last position, and no queued redraw replaces it later;
 * the exercise runs and ``check("q1")`` reports.
 
 Screenshots go to _build/screenshots/. The server is stopped afterwards.

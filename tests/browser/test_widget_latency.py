@@ -5,10 +5,10 @@ alone, Chromium) opens, for each chapter, a copy of its notebook with only the c
 interactive figures need, and runs them (the set-up cell, every cell with an import, each
 figure cell and the cell showing its controls, and, going back from them, every cell that
 assigns or changes a name a needed cell reads: ``widget_cells``); the strict book build
-ran every cell with the same versions
-(tests/test_launch.py checks them). For every interactive figure (a cell
-output ``img[data-values]``, drawn by ``lib.widgets.interactive_figure``, whose controls
-are shown by the next cell) one control is driven from the keyboard, as a reader does:
+ran every cell with the same versions (tests/test_launch.py checks them). For every
+interactive figure (a cell output ``img[data-values]``, drawn by
+``lib.widgets.interactive_figure``, whose controls are shown by the next cell) one control
+is driven from the keyboard, as a reader does:
 
 * the slider with the widest range (arrow keys on its handle), else a drop-down (the
   next option chosen: its change event is the "press"), else a text box (a new
@@ -22,9 +22,10 @@ are shown by the next cell) one control is driven from the keyboard, as a reader
 
 The test asserts only what is deterministic: every press draws a new image, and the image
 is the right one for the control's value (two values never share one, and a step back to
-the value before shows that value's image again). The timings are a benchmark, not a test: the median over at
-least ``MIN_RUNS`` and at most ``PRESSES`` presses ($LATENCY_PRESSES: 3 in `make test`,
-10 in `make bench`), its target ``TARGET_MS`` (issue 17), the kernel's own share
+the value before shows that value's image again). The timings are a benchmark, not a
+test: the median over at least ``MIN_RUNS`` and at most ``PRESSES`` presses
+($LATENCY_PRESSES: 3 in `make test`, 10 in `make bench`), its target ``TARGET_MS`` (issue
+17), the kernel's own share
 (``data-draw-ms`` of each image: values to PNG) and the machine load are written to
 ``benchmarks/out/widgets.json``, which ``make bench`` (``benchmarks/widget_latency.py``)
 reports against the target. Screenshots go to _build/screenshots/.
@@ -120,9 +121,8 @@ def control_value(target):
 
 def drive(page, index, kind, target):
     """Press keys until ``WARM_UP + PRESSES`` new values were drawn (a drop-down: at most
-    each other option), then step back once; the latencies (ms),
-    the kernel's own time for each of those redraws (``data-draw-ms``), and the image's
-    ``data-values`` after each press, by the control's value."""
+    each other option), checking the image drawn for each value, then step back once; the
+    latencies (ms) and the kernel's own time for each of those redraws (``data-draw-ms``)."""
     seen, latencies, kernel, key = {state(page, index)["last"]}, [], [], "ArrowRight"
     back = None  # the step back to the value before the last one drawn
     shown = {control_value(target) if kind != "text" else None: state(page, index)["last"]}
