@@ -17,6 +17,11 @@ BOOK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Where big data sets live (20 Newsgroups archive); see lib/datasets.py.
 export BAYES_COURSE_DATA ?= $(abspath ../shared/data)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# Python's bytecode cache (__pycache__, git-ignored): where the machine sets
+# PYTHONDONTWRITEBYTECODE=1, each of the hundreds of Python processes of `make test`
+# (kernels, sandboxes, servers, pytest workers) compiled every module it imported from
+# source again; with the cache, the first import writes it and the others read it.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help install book prepare notebooks launch-tree test site lint unit slow nbval browser browser-lab browser-site browser-assets chapter serve clean bench
 
