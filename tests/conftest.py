@@ -61,6 +61,9 @@ LAUNCH_ROUTES = {
 LAB_FILES = {"test_binder_session.py", "test_widget_latency.py"}
 LAB_GROUPS = 2
 SPREAD_FILES = {"test_exercises.py"}  # no shared fixture
+# The longest scopes of the slow stage (make test, 2026-11-27: 445, 266, 231 and 127 s
+# under load) go out first, so that none of them is left running alone at the end.
+FIRST_SCOPES = ["launch-colab", "tests/test_hub.py", "tests/test_grading_sandbox.py", "launch-binder"]
 
 
 def xdist_scope(nodeid, lab_scopes):
@@ -99,3 +102,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         elif path.name in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS.get(path.name, ()):
             item.add_marker(pytest.mark.slow)
+    if config.getoption("dist", None) == "loadgroup":  # stable: a scope's own order is kept
+        rank = {scope: i for i, scope in enumerate(FIRST_SCOPES)}
+        items.sort(key=lambda item: rank.get(xdist_scope(item.nodeid, {}), len(rank)))
