@@ -28,10 +28,3 @@ def test_the_markers_are_registered(pytestconfig):
     lines = pytestconfig.getini("markers")
     assert any(line.startswith("slow:") for line in lines) and any(line.startswith("browser:") for line in lines)
 
-
-def test_the_first_scopes_are_scopes_of_slow_tests():
-    routes = set(_conftest.LAUNCH_ROUTES.values())
-    for scope in _conftest.FIRST_SCOPES:
-        assert scope in routes or (TESTS.parent / scope).is_file(), f"FIRST_SCOPES: no scope {scope!r}"
-    nodeid = "tests/test_launch.py::test_notebook_runs_on_colab_after_its_own_set_up_cell[x]"
-    assert _conftest.xdist_scope(nodeid, {}) == "launch-colab"

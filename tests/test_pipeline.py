@@ -1,10 +1,15 @@
 """How `make test` shares the work out (CONTRIBUTING.md, "What each stage runs"):
 the pytest-xdist groups of tests/conftest.py, and what the Binder route and the
 JupyterLab session run of a notebook when the book build's execution stands for the rest
-(tests/binder_env.py)."""
+(tests/binder_env.py); the order in which the slow stage sends its scopes out; and that
+what `make` runs keeps Python's bytecode cache."""
 import ast
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 from binder_env import binder_imports, binder_runs, widget_cells
@@ -40,6 +45,30 @@ def test_files_with_shared_fixtures_stay_in_one_worker_and_the_others_spread():
     assert scope(axe) == axe
     assert conftest.SPREAD_FILES <= {p.name for p in TESTS.glob("test_*.py")}
 
+
+def test_the_slow_stage_sends_its_longest_scopes_out_first():
+    routes = set(conftest.LAUNCH_ROUTES.values())
+    for name in conftest.FIRST_SCOPES:
+        assert name in routes or (TESTS.parent / name).is_file(), f"FIRST_SCOPES: no scope {name!r}"
+    launch = "tests/test_launch.py::"
+    ids = ["tests/test_book.py::test_a", "tests/test_hub.py::test_b[1]", launch + "test_chapter_solutions[01]",
+           launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]",
+           "tests/test_grading_sandbox.py::test_c", launch + "test_notebook_runs_in_the_binder_environment[x]",
+           "tests/test_hub.py::test_b[2]", launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing"]
+    items = [SimpleNamespace(nodeid=i, fspath=TESTS.parent / i.split("::")[0], originalname=i.split("::")[1].split("[")[0],
+                             add_marker=lambda mark: None) for i in ids]
+    conftest.pytest_collection_modifyitems(SimpleNamespace(getoption=lambda name, default=None: "loadgroup"), items)
+    assert [i.nodeid for i in items] == [ids[3], ids[7], ids[1], ids[6], ids[4], ids[5], ids[0], ids[2]]
+    items = [SimpleNamespace(**vars(i)) for i in items[::-1]]  # without --dist loadgroup: as collected
+    conftest.pytest_collection_modifyitems(SimpleNamespace(getoption=lambda name, default=None: None), items)
+    assert [i.nodeid for i in items] == [ids[2], ids[0], ids[5], ids[4], ids[6], ids[1], ids[7], ids[3]]
+
+
+def test_what_make_runs_writes_and_reads_pythons_bytecode_cache():
+    probe = f'probe:\n\t@{sys.executable} -c "import sys; print(sys.dont_write_bytecode)"'
+    out = subprocess.run(["make", "-s", "--no-print-directory", f"--eval={probe}", "probe"], cwd=TESTS.parent,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out
 
 def test_the_jupyterlab_tests_share_a_server_per_scope():
     lab_scopes = {}
