@@ -10,6 +10,7 @@ A new test file that starts kernels, builds or venvs belongs in ``SLOW_FILES`` (
 slow tests in ``SLOW_TESTS``); ``tests/test_markers.py`` times nothing but checks that
 these names still exist.
 """
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,19 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid):
             return xdist_scope(nodeid, self.lab_scopes)
 
+        def _assign_work_unit(self, node):  # the queue of scopes, FIRST_SCOPES first
+            if not getattr(self, "ordered", False):
+                self.workqueue = OrderedDict((s, self.workqueue[s]) for s in longest_first(self.workqueue))
+                self.ordered = True
+            super()._assign_work_unit(node)
+
     return ScopeScheduling(config, log)
+
+
+def longest_first(scopes):
+    """The scopes of FIRST_SCOPES first, in that order, then the others as they came."""
+    rank = {scope: i for i, scope in enumerate(FIRST_SCOPES)}
+    return sorted(scopes, key=lambda scope: rank.get(scope, len(rank)))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -102,6 +115,3 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         elif path.name in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS.get(path.name, ()):
             item.add_marker(pytest.mark.slow)
-    if config.getoption("dist", None) == "loadgroup":  # stable: a scope's own order is kept
-        rank = {scope: i for i, scope in enumerate(FIRST_SCOPES)}
-        items.sort(key=lambda item: rank.get(xdist_scope(item.nodeid, {}), len(rank)))

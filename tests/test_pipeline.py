@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 from binder_env import binder_imports, binder_runs, widget_cells
@@ -55,13 +54,9 @@ def test_the_slow_stage_sends_its_longest_scopes_out_first():
            launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]",
            "tests/test_grading_sandbox.py::test_c", launch + "test_notebook_runs_in_the_binder_environment[x]",
            "tests/test_hub.py::test_b[2]", launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing"]
-    items = [SimpleNamespace(nodeid=i, fspath=TESTS.parent / i.split("::")[0], originalname=i.split("::")[1].split("[")[0],
-                             add_marker=lambda mark: None) for i in ids]
-    conftest.pytest_collection_modifyitems(SimpleNamespace(getoption=lambda name, default=None: "loadgroup"), items)
-    assert [i.nodeid for i in items] == [ids[3], ids[7], ids[1], ids[6], ids[4], ids[5], ids[0], ids[2]]
-    items = [SimpleNamespace(**vars(i)) for i in items[::-1]]  # without --dist loadgroup: as collected
-    conftest.pytest_collection_modifyitems(SimpleNamespace(getoption=lambda name, default=None: None), items)
-    assert [i.nodeid for i in items] == [ids[2], ids[0], ids[5], ids[4], ids[6], ids[1], ids[7], ids[3]]
+    scopes = list(dict.fromkeys(scope(i) for i in ids))  # in the order they come
+    assert conftest.longest_first(scopes) == ["launch-colab", "tests/test_hub.py", "tests/test_grading_sandbox.py",
+                                              "launch-binder", "tests/test_book.py", "test_launch.py"]
 
 
 def test_what_make_runs_writes_and_reads_pythons_bytecode_cache():
