@@ -93,9 +93,7 @@ def pytest_xdist_make_scheduler(config, log):
             return xdist_scope(nodeid, self.lab_scopes)
 
         def _assign_work_unit(self, node):  # the queue of scopes, FIRST_SCOPES first
-            if not getattr(self, "ordered", False):
-                self.workqueue = OrderedDict((s, self.workqueue[s]) for s in longest_first(self.workqueue))
-                self.ordered = True
+            self.workqueue = OrderedDict((s, self.workqueue[s]) for s in longest_first(self.workqueue))
             super()._assign_work_unit(node)
 
     return ScopeScheduling(config, log)

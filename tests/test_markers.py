@@ -27,4 +27,3 @@ def test_slow_tests_exist():
 def test_the_markers_are_registered(pytestconfig):
     lines = pytestconfig.getini("markers")
     assert any(line.startswith("slow:") for line in lines) and any(line.startswith("browser:") for line in lines)
-

@@ -65,6 +65,7 @@ def test_what_make_runs_writes_and_reads_pythons_bytecode_cache():
                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "False", out
 
+
 def test_the_jupyterlab_tests_share_a_server_per_scope():
     lab_scopes = {}
     ids = ([f"tests/browser/test_binder_session.py::test_{k}" for k in range(3)]
