@@ -655,9 +655,12 @@ def test_the_total_time_limit_ends_everything_in_the_sandbox(tmp_path):
     start = time.monotonic()
     events, note = Sandbox(1).run(job, nbformat.writes(nb).encode(), "slow.ipynb", [], timeout=4)
     assert note == "stopped after 4 s (the time limit of a submission)"
-    assert time.monotonic() - start < 30 and not any(e.get("done") for e in events)
-    time.sleep(0.5)
-    assert not _processes(b"sleep\x004322")
+    # (a limit that did not act: the cell's own 100 s sleep)
+    assert time.monotonic() - start < 100 and not any(e.get("done") for e in events)
+    deadline = time.monotonic() + 60  # the sandbox's processes end (the deadline only bounds a hang)
+    while _processes(b"sleep\x004322"):
+        assert time.monotonic() < deadline, "a process of the sandbox outlived its time limit"
+        time.sleep(0.2)
 
 
 # --- as a normal user: one user namespace per submission ---------------------------------

@@ -24,6 +24,7 @@ from test_site import (
     PAGES,
     PHONE,
     check_explorer_frames,
+    check_maths,
     check_phone,
     check_renders,
     typeset,
@@ -69,6 +70,8 @@ def test_page_in_chromium(browser, site_url, path, size):
     with the checks of that page and size run on it in turn:
 
     * phone size: the layout and figure-text checks of test_site.check_phone;
+    * desktop size: no broken formula (test_site.check_maths: no MathJax error, unknown
+      macro or control character in the TeX);
     * a chapter at desktop size: test_site.check_renders (maths, figures, explorers, no
       stray request, a screenshot of its first screen), before anything on the page is
       touched; a failing page is saved whole to _build/screenshots/FAILED-*.png;
@@ -83,8 +86,10 @@ def test_page_in_chromium(browser, site_url, path, size):
     try:
         if size == "phone":
             check_phone(page, path)
-        elif chapter:
-            check_renders(page, recorder, chapter)
+        else:  # (the formulas are the same at phone size)
+            check_maths(page, path)
+            if chapter:
+                check_renders(page, recorder, chapter)
         page.add_script_tag(path=str(AXE))
         for mode in MODES:
             page.emulate_media(color_scheme=mode)

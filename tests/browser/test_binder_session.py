@@ -9,8 +9,8 @@ exercises as .ipynb). The test opens two chapters and one exercise, as a reader 
   notebook);
 * chapter 1's interactive figures run (the cells they need, ``widget_cells``, in a copy of
   the chapter with only those: the book build ran every cell with Binder's versions); a
-  drag of 10 steps on a slider ends, within 1 s of the last step, on the figure of the
-  last position, and no queued redraw replaces it later;
+  drag of 10 steps on a slider ends on the figure of the last position (waited for, the
+  deadline only bounds a hang), and no queued redraw replaces it later;
 * the exercise runs and ``check("q1")`` reports.
 
 Screenshots go to _build/screenshots/. The server is stopped afterwards.
@@ -159,6 +159,12 @@ def figure_src(image):
     return image.get_attribute("src")
 
 
+DRAWN_FOR = """([cell, n]) => {
+    const img = cell.querySelector('.jp-OutputArea img[data-values]');
+    return !!img && JSON.parse(img.dataset.values).n_candies === n;
+}"""
+
+
 def wait_settled(page, image, quiet=3.0, limit=90.0):
     """The image's src once it has not changed for ``quiet`` seconds."""
     start, last, since = time.monotonic(), figure_src(image), time.monotonic()
@@ -204,17 +210,16 @@ def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_fi
             page.mouse.move(x + k * step, y, steps=2)
             page.wait_for_timeout(40)
         page.mouse.up()
-        last_step = time.monotonic()
         last = int(readout.inner_text())
         assert last - start >= 5, f"the drag moved the slider from {start} to {last} only"
-        page.wait_for_timeout(max(0, int((last_step + 1.0 - time.monotonic()) * 1000)))
-        after_one_second, drawn_for = figure_src(image), image.get_attribute("data-values")
+        # the figure comes to the last position's image (lib.widgets marks each image with
+        # the values it was drawn for), however long the kernel takes (the deadline only
+        # bounds a hang); then no queued redraw replaces it
+        page.wait_for_function(DRAWN_FOR, arg=[figure_cell.element_handle(), last], timeout=120_000, polling=POLL_MS)
         final = wait_settled(page, image)
         assert final != before, "the drag did not redraw the figure"
-        assert after_one_second == final, "1 s after the last step the figure was not yet the last position's" \
-                                          " (or a queued redraw replaced it later)"
-        if drawn_for is not None:  # lib.widgets says which values an image was drawn for
-            assert json.loads(drawn_for)["n_candies"] == last
+        assert json.loads(image.get_attribute("data-values"))["n_candies"] == last, \
+            "a queued redraw replaced the last position's figure"
         handle.focus()  # the settled figure is the one drawn for the last value
         handle.press("ArrowLeft")
         wait_settled(page, image)

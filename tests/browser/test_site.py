@@ -2,6 +2,7 @@
 
 Screenshots of every chapter are saved under `_build/screenshots/`.
 """
+import html
 import html.parser
 import io
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import ROOT, SITE
+from conftest import ROOT, SITE, Recorder
 from PIL import Image
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -72,6 +73,73 @@ def fetch(page, url):
 def typeset(page):
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
     page.evaluate("() => MathJax.startup.promise")
+
+
+# What MathJax made of each formula on the page, once typeset: the problems a reader would
+# see. A TeX error is typeset as <merror> (data-mjx-error says why); an unknown macro, by
+# MathJax's noundefined package, as its name in red; a control character in the TeX (a
+# "\t" of "\textit" that became a TAB on the way in) raises no error at all, the
+# letters just lose their macro ("extit"), so the TeX source itself is checked for it.
+MATHS_PROBLEMS = r"""() => !document.querySelector('.math') ? [] : Array.from(MathJax.startup.document.math).flatMap(item => {
+  const mml = MathJax.startup.toMML(item.root);
+  const found = [...mml.matchAll(/<merror\b[^>]*>/g)]
+    .map(m => `MathJax error "${(m[0].match(/data-mjx-error="([^"]*)"/) || [])[1]}"`)
+    .concat([...mml.matchAll(/<mtext mathcolor="red">(\\[^<]*)<\/mtext>/g)].map(m => `unknown macro ${m[1]}`));
+  const control = [...item.math].filter(c => /\p{Cc}/u.test(c) && c !== '\n');
+  if (control.length) found.push('control characters ' + JSON.stringify(control.join('')));
+  return found.map(problem => [problem, item.math]);
+})"""
+
+
+def maths_problems(page):
+    """(problem, TeX) of each formula of a typeset page that a reader would see broken."""
+    return [tuple(found) for found in page.evaluate(MATHS_PROBLEMS)]
+
+
+def check_maths(page, path):
+    broken = maths_problems(page)
+    assert not broken, f"{path}: broken formulas:\n" + "\n".join(f"{p}: {tex!r}" for p, tex in broken)
+
+
+# Formulas a page must never show, each with the problem maths_problems names: chapter 6's
+# PC section as it was written (TABs where "\t" of \textit and \to had been), a macro
+# nobody defined, and TeX that MathJax cannot parse.
+BAD_MATHS = {
+    "\textit{smoke} \to\n\textit{bronc} \\leftarrow \textit{dysp}": 'control characters "\\t\\t\\t\\t"',
+    r"\undefinedmacro x": r"unknown macro \undefinedmacro",
+    r"\frac{1}": 'MathJax error "Missing argument for \\frac"',
+    r"\E[x] = \argmax_y f(y) \given z": None,  # the book's own macros (_config.yml) are known
+}
+
+
+def test_the_maths_check_finds_each_broken_formula(browser, site_url):
+    """maths_problems on a page of the site with the formulas of BAD_MATHS added to it:
+    it names exactly the broken ones (and nothing else on the page)."""
+    path = PAGES[0]
+    formulas = "".join(f'<p><span class="math notranslate nohighlight">\\({html.escape(tex)}\\)</span></p>'
+                       for tex in BAD_MATHS)
+    body = (SITE / path).read_text(encoding="utf-8").replace("</main>", formulas + "</main>", 1)
+    context = browser.new_context()
+    try:
+        page = Recorder(site_url).attach(context.new_page())
+        page.route(f"{site_url}/{path}", lambda route: route.fulfill(body=body, content_type="text/html"))
+        page.goto(f"{site_url}/{path}", wait_until="networkidle", timeout=90_000)
+        typeset(page)
+        found = maths_problems(page)
+    finally:
+        context.close()
+    assert found == [(problem, tex) for tex, problem in BAD_MATHS.items() if problem]
+
+
+def test_maths_of_the_other_pages(open_page):
+    """The formulas of the pages test_a11y.test_page_in_chromium does not load (the
+    introduction, how to use, instructors, ...), checked as there."""
+    others = [p.relative_to(SITE).as_posix() for p in html_pages()
+              if p.relative_to(SITE).as_posix() not in PAGES and 'class="math' in p.read_text(encoding="utf-8")]
+    for path in others:
+        page, _ = open_page(path)
+        typeset(page)
+        check_maths(page, path)
 
 
 def test_no_broken_internal_links_or_images():
@@ -219,12 +287,20 @@ PHONE_CHECK = """() => {
 }"""
 
 
+# The page's final layout, a state rather than a pause: its fonts (MathJax's among them)
+# loaded, and two frames drawn since.
+LAID_OUT = """async () => {
+  await document.fonts.ready;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
 def check_phone(page, path):
     """A page at phone width (390 CSS px; no image has a srcset, so the device pixel ratio
     changes nothing measured here): nothing wider than the column without a scroll box,
     equation numbers on screen, figure text at least 9 CSS px."""
     assert page.locator("main img[srcset]").count() == 0, "an image with a srcset: test at a phone's pixel ratio"
-    page.wait_for_timeout(200)
+    page.evaluate(LAID_OUT)
     report = page.evaluate(PHONE_CHECK)
     assert report["pageWidth"] <= report["vw"] + 1, f"the page scrolls sideways: {report}"
     assert not report["bad"], "wider than the column without a scroll box:\n" + "\n".join(report["bad"][:20])

@@ -110,6 +110,14 @@ def choose_control(page, index):
     pytest.fail(f"figure {index}: no slider, drop-down or text box to drive")
 
 
+# The kernel idle, and two frames drawn since, for the last image it sent to be in the page.
+SETTLED = """async () => {
+  if (window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status !== 'idle') return false;
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  return window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle';
+}"""
+
+
 def state(page, index):
     return page.evaluate(f"() => ({{keys: window.__lat.keys.length, changes: window.__lat.figures[{index}].changes.length,"
                          f" last: window.__lat.figures[{index}].last}})")
@@ -158,7 +166,8 @@ def drive(page, index, kind, target):
             back = {"ArrowRight": "ArrowLeft", "ArrowLeft": "ArrowRight"}[key]
         page.wait_for_function(f"() => window.__lat.figures[{index}].changes.length > {before['changes']}",
                                timeout=20_000, polling=50)
-        page.wait_for_timeout(250)  # let the kernel settle; a press never overlaps a redraw
+        # the kernel settled (a state, not a pause): a press never overlaps a redraw
+        page.wait_for_function(SETTLED, timeout=120_000, polling=50)
         change, pressed = page.evaluate(f"""() => {{
             const change = window.__lat.figures[{index}].changes.at(-1);
             return [change, window.__lat.keys.filter(t => t <= change.t).at(-1)];  // the last key or choice
