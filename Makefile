@@ -4,9 +4,11 @@ SHELL   := /bin/bash
 PYTHON  ?= python3
 VENV    ?= .venv
 BIN     := $(VENV)/bin
-OUT     ?= .
-BUILD   := $(OUT)/_build
 EDITION ?= student
+# The instructor edition (solutions) builds into a folder of its own, never into the
+# student site's _build/html that `make publish` and the publish workflow publish.
+OUT     ?= $(if $(filter instructor,$(EDITION)),_build/instructor,.)
+BUILD   := $(OUT)/_build
 PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 # pytest-xdist workers of the browser stage: its tests mostly wait (page loads, kernels)
@@ -23,10 +25,11 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # source again; with the cache, the first import writes it and the others read it.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install book prepare notebooks launch-tree test site lint unit slow nbval browser browser-lab browser-site browser-assets chapter serve clean bench
+.PHONY: help install book publish prepare notebooks launch-tree test site lint unit slow nbval browser browser-lab browser-site browser-assets chapter serve clean bench
 
 help:
-	@echo "make book     build the website into $(BUILD)/html (EDITION=student|instructor)"
+	@echo "make book     build the website into _build/html (EDITION=instructor: into _build/instructor/_build/html)"
+	@echo "make publish  push _build/html to GitHub Pages (ghp-import); refuses the instructor edition"
 	@echo "make unit     the fast tests in parallel, with lib's doctests (a few minutes)"
 	@echo "make lint     ruff over lib, tests, tools, benchmarks, _ext"
 	@echo "make test     everything: lint, then side by side: unit | slow | browser-lab | strict book build -> read back -> browser-site"
@@ -63,6 +66,10 @@ prepare: $(STAMP)
 book: prepare
 	$(BIN)/python tools/execute_book.py $(BUILD) $(NOTEBOOKS) --jobs $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
+
+# The README's manual publish: tools/publish_site.sh refuses a site that shows solutions.
+publish:
+	tools/publish_site.sh $(BUILD)/html
 
 # Plain .ipynb copies of the chapters and the released student exercise notebooks, to
 # open or run by hand (make test executes the launch tree's copies, tests/test_launch.py).
