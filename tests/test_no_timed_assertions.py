@@ -88,6 +88,13 @@ def _called(node):
     return None
 
 
+def _a_wait(func):
+    """Whether ``func`` is a playwright wait (milliseconds): ``wait_for``, ``wait_for_*``
+    (not the pause ``wait_for_timeout``) or an ``expect(...).to_*`` assertion."""
+    return isinstance(func, ast.Attribute) and func.attr != "wait_for_timeout" and (
+        func.attr == "wait_for" and ast.unparse(func.value) != "asyncio" or func.attr.startswith(("wait_for_", "to_")))
+
+
 def timed_waits(code):
     """What in a test's ``code`` asserts a time by waiting: a fixed pause followed by an
     assertion in the same block, and a wait with a ``timeout=`` under MIN_WAIT_MS."""
@@ -100,8 +107,7 @@ def timed_waits(code):
             pauses = [i for i, stmt in enumerate(block) if _called(stmt) in PAUSES]
             if pauses and any(isinstance(stmt, ast.Assert) for stmt in block[pauses[0] + 1:]):
                 found.append(f"line {block[pauses[0]].lineno}: a pause, then an assertion: {ast.unparse(block[pauses[0]])}")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr.startswith(("wait_for_", "to_")) and node.func.attr != "wait_for_timeout":
+        if isinstance(node, ast.Call) and _a_wait(node.func):
             for kw in node.keywords:
                 if kw.arg == "timeout" and isinstance(kw.value, ast.Constant) and \
                         isinstance(kw.value.value, (int, float)) and kw.value.value < MIN_WAIT_MS:
@@ -142,6 +148,7 @@ def test_no_cell_asserts_a_time(page):
     "async def f():\n    await asyncio.sleep(1)\n    assert done",
     "page.wait_for_selector('#results li', timeout=2000)",
     "expect(page.locator('h1')).to_have_text('Title', timeout=5_000)",
+    "page.locator('.done').wait_for(state='visible', timeout=3000)",
 ])
 def test_the_check_finds_a_timed_wait_in_a_test(code):
     assert len(timed_waits(code)) == 1
@@ -152,6 +159,7 @@ def test_the_check_finds_a_timed_wait_in_a_test(code):
     "while not ready():\n    assert time.monotonic() < deadline, 'hang'\n    time.sleep(0.2)\nassert ready()",
     "page.wait_for_selector('#results li', timeout=20_000)\nassert page.locator('#results li').count()",
     "server.wait(timeout=5)\nurllib.request.urlopen(url, timeout=2)",
+    "asyncio.run(asyncio.wait_for(get_msg(), timeout=10))",
 ])
 def test_the_check_lets_waits_for_a_state_pass(code):
     assert timed_waits(code) == []
