@@ -30,6 +30,12 @@ def main(argv=None):
     gr.add_argument("--memory-mb", type=int, default=2048, help="address-space limit of the kernel")
     gr.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
     gr.add_argument("--no-progress", action="store_true", help="no progress bar")
+    gr.add_argument("--roster", help="roster CSV (id,name[,email,canvas_id,moodle_id,sis_id,...]): "
+                    "one row per student, LMS import files, feedback pages, class report")
+    gr.add_argument("--layout", choices=["canvas", "moodle", "gradescope", "plain"],
+                    help="the submissions folder's layout (default: detected)")
+    gr.add_argument("--canvas-assignment", metavar="'NAME (ID)'",
+                    help="the Canvas assignment column, e.g. 'Exercise 1 (12345)'")
     ag = sub.add_parser("autograder", help="write a Gradescope autograder zip for one exercise")
     ag.add_argument("source", help="the exercise folder, e.g. exercises/01_bayesian_learning")
     ag.add_argument("--out", required=True, help="the zip file to write, e.g. autograder.zip")
@@ -51,7 +57,9 @@ def main(argv=None):
             rows = grade(args.source, args.submissions, args.out, workers=args.workers,
                          cell_timeout=args.cell_timeout, timeout=args.timeout,
                          memory_mb=args.memory_mb, only=args.only,
-                         unsafe_no_sandbox=args.unsafe_no_sandbox, progress=not args.no_progress)
+                         unsafe_no_sandbox=args.unsafe_no_sandbox, progress=not args.no_progress,
+                         roster=args.roster, layout=args.layout,
+                         course={"canvas_assignment": args.canvas_assignment})
             print(grade.last_summary)
             print(f"graded {len(rows)} submission(s) into {args.out}/grades.csv and summary.csv")
         elif args.command == "autograder":
