@@ -108,6 +108,7 @@ def score_question(question, expected, events, note):
         values = [*_values(public, question.public), *_values(hidden, question.hidden)]
         outcomes = [judge(t.answer, v, e, t.hint) for t, v, e in zip(question.tests, values, expected)]
         public, hidden = outcomes[: len(question.public)], outcomes[len(question.public):]
+        result["outcomes"] = [s for s, _ in outcomes]  # per test, in order (the class report)
         if all(s == "passed" for s, _ in outcomes):
             result.update(score=question.points, status="passed",
                           output=f"all {len(outcomes)} tests passed")
@@ -310,7 +311,7 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
     if collected is not None:
         from .lms import write_all
 
-        grade.last_summary += write_all(out, exercise, rows, collected, roster, **(course or {}))
+        grade.last_summary += write_all(out, exercise, rows, collected, results, **(course or {}))
     return results
 
 

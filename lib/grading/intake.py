@@ -100,6 +100,9 @@ def read_notebook(sub):
     path = sub.path
     if stat.S_ISDIR(mode):
         found, skipped = _notebooks(sub.path)
+        others = sorted(f for f in os.listdir(sub.path) if not f.startswith("."))
+        if not found and not skipped and others:
+            raise ValueError(_not_a_notebook(f"{sub.entry}/{', '.join(others)}"))
         if len(found) != 1:
             extra = f" ({len(skipped)} more not read: not regular files)" if skipped else ""
             flag = "two notebooks in one folder: " if len(found) > 1 else ""

@@ -12,13 +12,18 @@ With a roster (:mod:`lib.grading.roster`) a grade run writes, beside ``grades.cs
   ``ID number`` (the roster's ``sis_id``), ``Full name``, the grade column (the
   exercise's name) and ``Feedback``; at import, map "Email address" (or "ID number") to
   the user and the grade column to the assignment's grade item.
-* ``grades_plain.csv``: ``id,name,email,<questions>,total,note``.
+* ``grades_plain.csv``: ``id,name,email,<questions>,total,late,late_days,penalty,final,note``
+  (``late``: ``LMS: late`` when the LMS marked the submission late; ``late_days``,
+  ``penalty`` (percent) and ``final`` from the late policy, :mod:`lib.grading.deadlines`).
+
+The Canvas and Moodle files carry the ``final`` grade (the total after any late penalty).
 
 All are written by the csv module, one header row (Canvas: plus its Points Possible row),
 no comment lines; students without a graded submission have a blank grade, never 0.
 """
 import csv
 import io
+import json
 from pathlib import Path
 
 from . import gradebook
@@ -70,21 +75,56 @@ def short_feedback(row, names):
     return f"{scores}; {row[-1]}" if row[-1] else scores
 
 
-def write_all(out, exercise, rows, collected, roster=None, canvas_assignment=None):
-    """Write the LMS files of ``rows`` (``grades.csv``'s, with roster ids) into ``out``;
-    returns text for the run's summary (the unmatched entries, by name)."""
+def class_data(exercise, rows, results, collected, old=None, late_days=None):
+    """The data of the class report (``class.json``): the tests, and per student the
+    scores and each test's outcome (``old``: an earlier class.json, updated)."""
+    names = {s.id: s.name for s in collected.students}
+    outcomes = {r["id"]: {t["name"]: t.get("outcomes") for t in r["tests"]} for r in results}
+    if old:
+        outcomes = {**{s["id"]: s.get("outcomes") for s in old["students"]}, **outcomes}
+    return {"exercise": exercise.name, "questions": {q.name: {"points": q.points, "tests": [
+        {"answer": t.answer, "hint": t.hint, "public": i < len(q.public)} for i, t in enumerate(q.tests)]}
+        for q in exercise.questions.values()},
+        "students": [{"id": row[0], "name": names.get(row[0], ""), "path": row[1],
+                      "scores": dict(zip(exercise.questions, row[2:-2])), "total": row[-2],
+                      "note": row[-1], "outcomes": outcomes.get(row[0]) or {},
+                      "lms_late": row[0] in getattr(collected, "late", ()),
+                      "late_days": (late_days or {}).get(row[0])} for row in rows]}
+
+
+def write_all(out, exercise, rows, collected, results=(), canvas_assignment=None, policy=None):
+    """Write the LMS files of ``rows`` (``grades.csv``'s, with roster ids) into ``out``,
+    ``class.json``, the class report, the feedback pages and zip of ``results``; returns
+    text for the run's summary (the unmatched entries, by name). ``policy``: a
+    :class:`lib.grading.deadlines.Policy` (default: no deadline)."""
+    from . import feedback_html, report
+    from .deadlines import Policy
+
+    policy = policy or Policy()
+
     out, names = Path(out), list(exercise.questions)
     total_points = sum(q.points for q in exercise.questions.values())
     students = collected.students
     by_id = {row[0]: row for row in rows}
-    totals = {sid: row[-2] for sid, row in by_id.items()}
+    days = {sid: policy.days_late(sid, collected.submitted_at.get(sid))
+            for sid, row in by_id.items() if row[-2] is not None}
+    raw = {sid: row[-2] for sid, row in by_id.items()}
+    totals = {sid: policy.final(total, days.get(sid)) for sid, total in raw.items()}
     feedback = {sid: short_feedback(row, names) for sid, row in by_id.items()}
     _write_csv(out / "canvas_grades.csv",
                canvas_rows(students, totals, total_points, canvas_assignment or exercise.name))
     _write_csv(out / "moodle_grades.csv", moodle_rows(students, totals, feedback, exercise.name))
-    plain = [["id", "name", "email", *names, "total", "note"]]
-    plain += [[s.id, s.name, s.email, *by_id[s.id][2:]] for s in students if s.id in by_id]
+    plain = [["id", "name", "email", *names, "total", "late", "late_days", "penalty", "final", "note"]]
+    plain += [[s.id, s.name, s.email, *by_id[s.id][2:-1], "LMS: late" if s.id in collected.late else "",
+               days.get(s.id), policy.penalty(days.get(s.id)) if days.get(s.id) is not None else None,
+               totals[s.id], by_id[s.id][-1]] for s in students if s.id in by_id]
     _write_csv(out / "grades_plain.csv", plain)
+    old = out / "class.json"
+    data = class_data(exercise, rows, results, collected,
+                      json.loads(old.read_text(encoding="utf-8")) if old.exists() else None, days)
+    gradebook.atomic_write(old, json.dumps(data, indent=1) + "\n")
+    page = report.write_report(out)
+    bundle = feedback_html.write_all(out, exercise, results, collected)
     lines = [f"\nroster: {len(students)} students, layout {collected.layout}, "
              f"{sum(1 for s in students if totals.get(s.id) is None)} without a graded submission"]
     if collected.unmatched:
@@ -92,4 +132,6 @@ def write_all(out, exercise, rows, collected, roster=None, canvas_assignment=Non
                      "names, not in the LMS files): " + ", ".join(collected.unmatched))
     lines.append(f"LMS files: {out / 'canvas_grades.csv'}, {out / 'moodle_grades.csv'}, "
                  f"{out / 'grades_plain.csv'}")
+    lines.append(f"class report: {page}; feedback pages: {out / 'submissions'}/ID/feedback.html, "
+                 f"to upload: {bundle}")
     return "\n".join(lines)
