@@ -488,19 +488,21 @@ def test_replies_are_capped_before_they_are_parsed(monkeypatch):
     assert len(parsed) == 1 + 5 and all(len(p) < isolation.MAX_LINE for p in parsed)
 
 
-def test_the_gradebook_is_read_by_a_csv_reader_comments_at_the_top_only(tmp_path):
+def test_the_gradebook_is_plain_csv_its_warnings_beside_it_old_comments_read(tmp_path):
     rows = {"a": ["a", "a.ipynb\x1e#x", 1, 1, "# not a comment\nline\u2028two"],
             "b": ["b", "b.ipynb", 0, 0, "note"]}
     results = [{"id": k, "path": v[1], "score": v[3], "output": v[4],
                 "tests": [{"score": v[2]}]} for k, v in rows.items()]
     gradebook.write(tmp_path, {"q1": 1}, results, warning="NOTE: first\nWARNING: second")
     text = (tmp_path / "grades.csv").read_bytes().decode()
-    assert text.startswith("# NOTE: first\n# WARNING: second\nid,path,q1,total,note\r\n"), text
+    assert text.startswith("id,path,q1,total,note\r\n"), text
+    assert (tmp_path / "warnings.txt").read_text() == "NOTE: first\nWARNING: second\n"
     read, comments = gradebook.read_grades(tmp_path / "grades.csv", ["id", "path", "q1", "total", "note"])
-    assert comments == ["NOTE: first", "WARNING: second"]
+    assert comments == []
     assert read == {"a": ["a", "a.ipynb #x", 1, 1, "# not a comment line two"], "b": ["b", "b.ipynb", 0, 0, "note"]}
     gradebook.write(tmp_path, {"q1": 1}, results[1:], merge=True)
     assert (tmp_path / "grades.csv").read_bytes().decode() == text
+    assert (tmp_path / "warnings.txt").read_text() == "NOTE: first\nWARNING: second\n"
     # a quoted cell over several lines (as an older grader wrote), one line of it
     # starting with '#' and others split by record separators: still one row
     (tmp_path / "grades.csv").write_bytes(
@@ -628,8 +630,9 @@ def test_unsafe_mode_says_so_and_still_grades_with_limits(released, tmp_path, mo
     results = grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=60, timeout=20,
                     unsafe_no_sandbox=True)
     assert "WARNING: graded WITHOUT a sandbox" in capfd.readouterr().err
-    text = (tmp_path / "out" / "grades.csv").read_text()
-    assert text.startswith("# WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox: bubblewrap")
+    assert (tmp_path / "out" / "warnings.txt").read_text().startswith(
+        "WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox: bubblewrap")
+    assert (tmp_path / "out" / "grades.csv").read_text().startswith("id,path,")
     by_id = {r["id"]: r for r in results}
     assert by_id["honest"]["score"] == 8, by_id["honest"]
     assert by_id["slow"]["score"] == 0 and "stopped after 20 s" in by_id["slow"]["output"]
@@ -773,5 +776,5 @@ def test_a_normal_user_without_user_namespaces_is_refused_unless_unsafe(as_nobod
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox: bwrap failed" in proc.stderr
     text = (out / "grades.csv").read_text()
-    assert text.startswith("# WARNING: graded WITHOUT a sandbox"), text
+    assert (out / "warnings.txt").read_text().startswith("WARNING: graded WITHOUT a sandbox"), text
     assert ["honest", "honest.ipynb", "2", "3", "2", "1", "8"] in [r[:7] for r in csv.reader(text.splitlines())]

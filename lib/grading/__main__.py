@@ -30,6 +30,19 @@ def main(argv=None):
     gr.add_argument("--memory-mb", type=int, default=2048, help="address-space limit of the kernel")
     gr.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
     gr.add_argument("--no-progress", action="store_true", help="no progress bar")
+    gr.add_argument("--roster", help="roster CSV (id,name[,email,canvas_id,moodle_id,sis_id,...]): "
+                    "one row per student, LMS import files, feedback pages, class report")
+    gr.add_argument("--layout", choices=["canvas", "moodle", "gradescope", "plain"],
+                    help="the submissions folder's layout (default: detected)")
+    gr.add_argument("--canvas-assignment", metavar="'NAME (ID)'",
+                    help="the Canvas assignment column, e.g. 'Exercise 1 (12345)'")
+    gr.add_argument("--deadline", help="ISO time, e.g. 2026-11-20T23:59 (local) or ...+01:00")
+    gr.add_argument("--late-penalty", type=float, default=0, metavar="PERCENT",
+                    help="percent of the total taken off per day (started) late")
+    gr.add_argument("--late-cap", type=float, default=100, metavar="PERCENT", help="at most this percent")
+    gr.add_argument("--extensions", help="CSV with columns id, days: extra days per student")
+    rep = sub.add_parser("report", help="rewrite report.html and report.csv of a graded folder")
+    rep.add_argument("out", help="the --out folder of a grade run with --roster, e.g. grades/")
     ag = sub.add_parser("autograder", help="write a Gradescope autograder zip for one exercise")
     ag.add_argument("source", help="the exercise folder, e.g. exercises/01_bayesian_learning")
     ag.add_argument("--out", required=True, help="the zip file to write, e.g. autograder.zip")
@@ -46,14 +59,24 @@ def main(argv=None):
             for path in release_all(args.source, args.out, instructor=args.instructor):
                 print(f"released {path}")
         elif args.command == "grade":
+            from .deadlines import Policy, parse_time, read_extensions
             from .grade import grade
+
+            policy = Policy(parse_time(args.deadline) if args.deadline else None, args.late_penalty,
+                            args.late_cap, read_extensions(args.extensions) if args.extensions else {})
 
             rows = grade(args.source, args.submissions, args.out, workers=args.workers,
                          cell_timeout=args.cell_timeout, timeout=args.timeout,
                          memory_mb=args.memory_mb, only=args.only,
-                         unsafe_no_sandbox=args.unsafe_no_sandbox, progress=not args.no_progress)
+                         unsafe_no_sandbox=args.unsafe_no_sandbox, progress=not args.no_progress,
+                         roster=args.roster, layout=args.layout,
+                         course={"canvas_assignment": args.canvas_assignment, "policy": policy})
             print(grade.last_summary)
             print(f"graded {len(rows)} submission(s) into {args.out}/grades.csv and summary.csv")
+        elif args.command == "report":
+            from .report import write_report
+
+            print(f"wrote {write_report(args.out)} and report.csv")
         elif args.command == "autograder":
             from .autograder import build
 

@@ -391,3 +391,17 @@ class Checker:
             passed = sum(status == "passed" for status, _ in outcomes)
             print(f"{name}: {passed} of {len(tests)} {self.kind} passed.")
             print("\n".join(f"  - {msg}" for msg in bad))
+
+    def all(self):
+        """Every question's public tests on the caller's variables, one line each
+        (:func:`lib.grading.student.check_all`); returns ``{question: that line}``."""
+        from .student import check_all
+
+        return check_all(self, sys._getframe(1).f_globals)
+
+    def export(self, path, timeout=600):
+        """Run the saved notebook ``path`` in a fresh kernel; write the file to upload
+        only if every cell is there and runs (:func:`lib.grading.student.export`)."""
+        from .student import export
+
+        return export(path, list(self.questions), timeout)

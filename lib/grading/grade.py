@@ -108,6 +108,7 @@ def score_question(question, expected, events, note):
         values = [*_values(public, question.public), *_values(hidden, question.hidden)]
         outcomes = [judge(t.answer, v, e, t.hint) for t, v, e in zip(question.tests, values, expected)]
         public, hidden = outcomes[: len(question.public)], outcomes[len(question.public):]
+        result["outcomes"] = [s for s, _ in outcomes]  # per test, in order (the class report)
         if all(s == "passed" for s, _ in outcomes):
             result.update(score=question.points, status="passed",
                           output=f"all {len(outcomes)} tests passed")
@@ -145,7 +146,7 @@ def _values(reply, tests):
 def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
     """Grade one submission; never raises (a failure becomes the row's note)."""
     start = time.monotonic()
-    path = sub.entry
+    path, graded = sub.entry, True
     try:
         if data is None:
             data, path = read_notebook(sub)
@@ -160,6 +161,7 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
+        graded = False  # nothing ran: blank in the gradebook, never a zero
         tests = [{"name": q.name, "score": 0, "max_score": q.points, "status": "error",
                   "output": note} for q in exercise.questions.values()]
     public = " ".join(t.answer for q in exercise.questions.values() for t in q.public)
@@ -168,7 +170,7 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
     for t in tests:
         t["output"] = _shown(t["output"], hidden)
     return {"id": sub.id, "submission": sub.id, "path": gradebook.clean(path),
-            "score": sum(t["score"] for t in tests), "output": _shown(note, hidden),
+            "score": sum(t["score"] for t in tests), "output": _shown(note, hidden), "graded": graded,
             "execution_time": round(time.monotonic() - start, 2), "tests": tests}
 
 
@@ -236,21 +238,32 @@ def _expected(exercise):
 
 
 def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, memory_mb=2048,
-          only=None, unsafe_no_sandbox=False, progress=False):
+          only=None, unsafe_no_sandbox=False, progress=False, roster=None, layout=None, course=None):
     """Grade every submission in ``submissions`` (or the one whose id is ``only``).
 
     Refuses (:class:`GradingRefused`, :class:`~lib.grading.isolation.SandboxUnavailable`,
     both ``ValueError``) rather than score anyone when the sandbox cannot run the
     instructor solution to full marks. With ``only`` the row is merged into the existing
-    ``out/grades.csv``. Returns the list of results (one per graded submission); the
-    summary text is in ``grade.last_summary``.
+    ``out/grades.csv``. With a ``roster`` CSV (:mod:`lib.grading.roster`) the entries are
+    matched to its students (``layout``: ``canvas``, ``moodle``, ``gradescope``, ``plain``
+    or detected) and :mod:`lib.grading.lms` writes the rows of students without a
+    submission, the LMS files, the feedback pages and the class report (``course``: the
+    options of :func:`lib.grading.lms.write_all`). Returns the list of results
+    (one per graded submission); the summary text is in ``grade.last_summary``.
     """
     exercise = read_source(source)
     source_file = find_source(source)
     if not Path(submissions).is_dir():
         raise ValueError(f"{submissions}: not a folder of submissions")
     out = Path(out)
-    subs = find_submissions(submissions, exclude=[out])
+    collected = None
+    if roster is not None:
+        from .roster import collect, read_roster
+
+        collected = collect(submissions, read_roster(roster), exclude=[out], layout=layout)
+        subs = collected.submissions
+    else:
+        subs = find_submissions(submissions, exclude=[out])
     if only is not None:
         chosen = [s for s in subs if only in (s.id, s.entry)]
         if not chosen:
@@ -281,14 +294,24 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
     finally:
         sandbox.close()
     results.sort(key=lambda r: r["id"])
+    if collected is not None:
+        from .lms import with_roster
+
+        results = with_roster(results, collected, exercise, only)
     for r in results:
+        if r.get("missing"):
+            continue
         folder = out / "submissions" / r["id"]
         folder.mkdir(parents=True, exist_ok=True)
         gradebook.atomic_write(folder / "results.json", json.dumps(gradescope(r), indent=1) + "\n")
         gradebook.atomic_write(folder / "feedback.txt", feedback(r, exercise))
     points = {q.name: q.points for q in exercise.questions.values()}
-    _, grade.last_summary = gradebook.write(out, points, results, merge=only is not None,
-                                            warning=sandbox.warning)
+    rows, grade.last_summary = gradebook.write(out, points, results, merge=only is not None,
+                                               warning=sandbox.warning)
+    if collected is not None:
+        from .lms import write_all
+
+        grade.last_summary += write_all(out, exercise, rows, collected, results, **(course or {}))
     return results
 
 

@@ -1,9 +1,12 @@
 """The gradebook: ``grades.csv`` (merged on a regrade), ``summary.csv`` and the summary text.
 
 ``grades.csv`` has the columns ``id, path, <questions>, total, note`` (one row per
-submission, sorted by id). A first line starting with ``#`` is a comment saying the
-grades were made without a sandbox or without cgroups (comments are recognised at the
-top only). Control characters and ANSI escape sequences are removed from every text
+submission, sorted by id; with a roster, one row per student). A submission that could
+not be graded at all (no submission, not a notebook, two notebooks) has blank scores,
+never 0, so that an LMS does not import a zero. The file is plain CSV, nothing else:
+warnings of the run (graded without a sandbox or without cgroups) go to
+``warnings.txt`` beside it (merged on a regrade; a first ``#`` line of an older
+grades.csv is still read as one). Control characters and ANSI escape sequences are removed from every text
 cell (:func:`clean`), so no cell can hold a line break. Text cells that a spreadsheet would take for a
 formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) get a
 leading ``'``. Files are written atomically (a temporary file, then ``os.replace``).
@@ -47,6 +50,8 @@ def clean(text):
 
 def cell(value):
     """A CSV cell: numbers as they are, text cleaned and neutralised against formulas."""
+    if value is None:
+        return ""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
     text = clean(value)
@@ -54,6 +59,8 @@ def cell(value):
 
 
 def _number(text):
+    if text == "":
+        return None
     value = float(text)
     return int(value) if value.is_integer() else value
 
@@ -90,11 +97,18 @@ def write(out, points, results, merge=False, warning=""):
     rows, old_warnings = {}, []
     if merge and (out / "grades.csv").exists():
         rows, old_warnings = read_grades(out / "grades.csv", columns)
+        if (out / "warnings.txt").exists():
+            old_warnings += (out / "warnings.txt").read_text(encoding="utf-8").splitlines()
     for r in results:
-        rows[r["id"]] = [r["id"], r["path"], *(t["score"] for t in r["tests"]), r["score"], r["output"]]
+        graded = r.get("graded", True)
+        rows[r["id"]] = [r["id"], r["path"], *(t["score"] if graded else None for t in r["tests"]),
+                         r["score"] if graded else None, r["output"]]
+    warnings = list(dict.fromkeys(clean(w) for w in [*warning.splitlines(), *old_warnings] if w))
+    if warnings:
+        atomic_write(out / "warnings.txt", "".join(f"{w}\n" for w in warnings))
+    elif (out / "warnings.txt").exists():
+        os.unlink(out / "warnings.txt")
     table = io.StringIO()
-    for comment in dict.fromkeys(w for w in [*warning.splitlines(), *old_warnings] if w):
-        table.write(f"# {clean(comment)}\n")
     writer = csv.writer(table)
     writer.writerow(columns)
     ordered = [rows[k] for k in sorted(rows)]
@@ -111,12 +125,12 @@ def summary(out, points, rows):
     writer.writerow(["kind", "name", "max_score", "mean", "count"])
     lines = [f"{len(rows)} submissions"]
     for i, name in enumerate([*names, "total"]):
-        values = [row[2 + i] for row in rows]
+        values = [row[2 + i] for row in rows if row[2 + i] is not None]
         mean = sum(values) / len(values) if values else 0.0
         top = points.get(name, total_max)
         writer.writerow(["question" if name != "total" else "total", name, top, round(mean, 4), len(values)])
         lines.append(f"  {name:>10}: mean {mean:.2f} of {top}")
-    totals = [row[-2] for row in rows]
+    totals = [row[-2] for row in rows if row[-2] is not None]
     lines.append("histogram of totals:")
     width = max(1, math.ceil(total_max / 10)) if total_max else 1
     for low in range(0, int(math.floor(total_max)) + 1, width):

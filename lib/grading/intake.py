@@ -26,6 +26,7 @@ class Submission:
     id: str
     path: Path
     entry: str  # the entry's name in the submissions folder
+    files: tuple = ()  # several entries read as one submission (Canvas: one file per upload)
 
     @property
     def source(self):
@@ -93,19 +94,25 @@ def read_notebook(sub):
 
     Messages name the entry and the reason only, never the file's content.
     """
+    if sub.files:
+        return _read_one_of(sub)
     mode = os.lstat(sub.path).st_mode
     path = sub.path
     if stat.S_ISDIR(mode):
         found, skipped = _notebooks(sub.path)
+        others = sorted(f for f in os.listdir(sub.path) if not f.startswith("."))
+        if not found and not skipped and others:
+            raise ValueError(_not_a_notebook(f"{sub.entry}/{', '.join(others)}"))
         if len(found) != 1:
             extra = f" ({len(skipped)} more not read: not regular files)" if skipped else ""
-            raise ValueError(f"folder {sub.entry} holds {len(found)} notebooks{extra}, expected 1")
+            flag = "two notebooks in one folder: " if len(found) > 1 else ""
+            raise ValueError(f"{flag}folder {sub.entry} holds {len(found)} notebooks{extra}, expected 1")
         path = found[0]
     elif not stat.S_ISREG(mode):
         raise ValueError(f"{sub.entry} is {_kind(mode)}: not read (submit the notebook file itself)")
     rel = str(Path(sub.entry) / path.relative_to(sub.path)) if path != sub.path else sub.entry
     if not path.name.lower().endswith(".ipynb"):
-        raise ValueError(f"{rel} is not a notebook (.ipynb)")
+        raise ValueError(_not_a_notebook(rel))
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
@@ -117,3 +124,25 @@ def read_notebook(sub):
         if st.st_size > MAX_NOTEBOOK:
             raise ValueError(f"{rel} is larger than {MAX_NOTEBOOK >> 20} MB")
         return f.read(MAX_NOTEBOOK + 1), rel
+
+
+def _not_a_notebook(name):
+    kind = "a zip file" if str(name).lower().endswith(".zip") else "not a notebook"
+    return f"{name} is {kind} (.ipynb expected): not graded, hand in the notebook itself"
+
+
+def _read_one_of(sub):
+    """The one notebook among ``sub.files`` (files, or folders searched like an entry)."""
+    found = []
+    for path in sub.files:
+        if os.path.isdir(path) and not os.path.islink(path):
+            found += _notebooks(path)[0]
+        elif path.name.lower().endswith(".ipynb"):
+            found.append(path)
+    if len(found) > 1:
+        raise ValueError(f"two notebooks in one submission ({', '.join(p.name for p in found)}): "
+                         "not graded, hand in one")
+    if not found:
+        raise ValueError(_not_a_notebook(", ".join(Path(p).name for p in sub.files)))
+    one = Submission(sub.id, found[0], found[0].name)
+    return read_notebook(one)

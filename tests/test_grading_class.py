@@ -1,0 +1,284 @@
+"""The instructor's side without kernels: the roster, the LMS download layouts (a fixture
+per layout), the LMS import files read back against their documented columns."""
+import base64
+import csv
+import json
+import re
+import zipfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from lib.grading import deadlines, feedback_html, lms, report, source
+from lib.grading.intake import read_notebook
+from lib.grading.roster import collect, detect_layout, read_roster
+
+NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+ROSTER = """id,name,email,canvas_id,moodle_id,sis_id,sis_login_id,section
+asmith,Alice Smith,alice@uni.example,1001,501,S1,alice,A
+bjones,Bob Jones,bob@uni.example,1002,502,S2,bob,A
+cwu,Chen Wu,chen@uni.example,1003,503,S3,chen,B
+dlee,Dana Lee,dana@uni.example,1004,504,S4,dana,B
+"""
+
+
+def write(folder, files):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
+@pytest.fixture
+def roster(tmp_path):
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    return read_roster(tmp_path / "roster.csv")
+
+
+def test_the_roster_is_read_and_its_mistakes_named(tmp_path, roster):
+    assert [s.id for s in roster] == ["asmith", "bjones", "cwu", "dlee"]
+    assert (roster[0].name, roster[0].canvas_id, roster[0].moodle_id, roster[0].sis_login_id) == (
+        "Alice Smith", "1001", "501", "alice")
+    for text, message in [("name,email\nA,a@x\n", "no column id"),
+                          ("id,name\na,A\na,B\n", "the same id 'a' for two students"),
+                          ("id,name,canvas_id\na,A,7\nb,B,7\n", "the same canvas_id '7'"),
+                          ("id,name\n,A\n", "line 2: empty id")]:
+        (tmp_path / "bad.csv").write_text(text)
+        with pytest.raises(ValueError, match=message):
+            read_roster(tmp_path / "bad.csv")
+
+
+def test_canvas_layout_matches_by_user_id_and_reads_the_late_flag(tmp_path, roster):
+    folder = write(tmp_path / "canvas", {
+        "smithalice_1001_9001_01_bayesian_learning.ipynb": NB,
+        "jonesbob_late_1002_9002_01_bayesian_learning-1.ipynb": NB,
+        "wuchen_1003_9003_homework.ipynb": NB,            # two notebooks of one student
+        "wuchen_1003_9004_homework-1.ipynb": NB,
+        "stranger_2999_9005_x.ipynb": NB,                  # not on the roster
+    })
+    found = collect(folder, roster)
+    assert found.layout == "canvas" == detect_layout(folder)
+    subs = {s.id: s for s in found.submissions}
+    assert sorted(subs) == ["asmith", "bjones", "cwu", "stranger_2999_9005_x"]
+    assert found.unmatched == ["stranger_2999_9005_x.ipynb"] and found.late == {"bjones"}
+    assert read_notebook(subs["asmith"])[1] == "smithalice_1001_9001_01_bayesian_learning.ipynb"
+    with pytest.raises(ValueError, match=r"^two notebooks in one submission \(wuchen_1003_9003_homework"):
+        read_notebook(subs["cwu"])
+    assert isinstance(found.submitted_at["asmith"], datetime)
+
+
+def test_moodle_layout_folders_and_flat_files(tmp_path, roster):
+    folder = write(tmp_path / "moodle", {
+        "Alice Smith_501_assignsubmission_file_/01_bayesian_learning.ipynb": NB,
+        "Bob Jones_502_assignsubmission_file_/a.ipynb": NB,
+        "Bob Jones_502_assignsubmission_file_/b.ipynb": NB,
+        "Chen Wu_503_assignsubmission_file_/work.zip": "PK",
+        "Dana Lee_504_assignsubmission_file_notes.txt": "text",
+        "Eve Stranger_599_assignsubmission_file_/x.ipynb": NB,
+    })
+    found = collect(folder, roster)
+    assert found.layout == "moodle"
+    subs = {s.id: s for s in found.submissions}
+    assert sorted(subs)[1:] == ["asmith", "bjones", "cwu", "dlee"]
+    assert sorted(subs)[0].startswith("Eve_Stranger_599_assignsubmission_file-")
+    assert found.unmatched == ["Eve Stranger_599_assignsubmission_file_"]
+    assert read_notebook(subs["asmith"])[1] == "Alice Smith_501_assignsubmission_file_/01_bayesian_learning.ipynb"
+    with pytest.raises(ValueError, match="^two notebooks in one folder"):
+        read_notebook(subs["bjones"])
+    with pytest.raises(ValueError, match=r"work.zip is a zip file \(.ipynb expected\): not graded"):
+        read_notebook(SimpleNamespace(**{**vars(subs["cwu"]), "files": (subs["cwu"].path / "work.zip",)}))
+    with pytest.raises(ValueError, match=r"notes.txt is not a notebook \(.ipynb expected\)"):
+        read_notebook(subs["dlee"])
+
+
+def test_gradescope_layout_reads_the_metadata(tmp_path, roster):
+    folder = write(tmp_path / "gradescope", {
+        "submission_metadata.yml": (
+            "submission_111:\n  :submitters:\n  - :name: Alice Smith\n    :sid: S1\n"
+            "    :email: alice@uni.example\n  :created_at: 2026-11-20 23:59:00.000000000 +00:00\n"
+            "  :score: 0.0\n"
+            "submission_112:\n  :submitters:\n  - :name: Chen Wu\n    :sid: ''\n"
+            "    :email: CHEN@uni.example\n  :created_at: 2026-11-21 10:00:00.000000000 +00:00\n"
+            "submission_113:\n  :submitters:\n  - :name: Nobody\n    :sid: X9\n    :email: n@x\n"),
+        "submission_111/01_bayesian_learning.ipynb": NB,
+        "submission_112/hw.ipynb": NB,
+        "submission_113/hw.ipynb": NB,
+    })
+    found = collect(folder, roster)
+    assert found.layout == "gradescope"
+    assert sorted(s.id for s in found.submissions) == ["asmith", "cwu", "submission_113"]
+    assert found.unmatched == ["submission_113"]
+    assert found.submitted_at["asmith"] == datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
+    assert found.submitted_at["cwu"] == datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+
+
+def test_plain_layout_matches_roster_ids(tmp_path, roster):
+    folder = write(tmp_path / "plain", {"asmith.ipynb": NB, "BJones": "", "zed.ipynb": NB})
+    (folder / "BJones").unlink()
+    write(folder / "BJones", {"hw.ipynb": NB})
+    found = collect(folder, roster)
+    assert found.layout == "plain"
+    assert sorted(s.id for s in found.submissions) == ["asmith", "bjones", "zed"]
+    assert found.unmatched == ["zed.ipynb"]
+
+
+def question(name, points, public, hidden=()):
+    public = [source.Test(a, "1", h) for a, h in public]
+    hidden = [source.Test(a, "1", None) for a in hidden]
+    return SimpleNamespace(name=name, points=points, public=public, hidden=hidden, tests=public + hidden)
+
+
+EXERCISE = SimpleNamespace(name="01_bayesian_learning", questions={
+    "q1": question("q1", 2, [("a.shape", "one entry per hypothesis"), ("a.sum()", "normalise")], ["a[0]"]),
+    "q2": question("q2", 3, [("b", "<the likelihood & the prior>")])})
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def test_lms_files_have_the_documented_columns(tmp_path, roster):
+    rows = [["asmith", "a.ipynb", 2, 3, 5, ""], ["bjones", "b.ipynb", 2, 0, 2, "cell 3 failed"],
+            ["cwu", "", None, None, None, "no submission"],
+            ["dlee", "d.zip", None, None, None, "=d.zip is a zip file"]]
+    due = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
+    found = SimpleNamespace(students=roster, layout="canvas", unmatched=["stranger.ipynb"], submissions=[],
+                            late={"bjones"}, submitted_at={"asmith": due, "bjones": due + timedelta(hours=30)})
+    policy = deadlines.Policy(due, per_day=10, cap=15)
+    text = lms.write_all(tmp_path, EXERCISE, rows, found, canvas_assignment="Exercise 1 (4242)", policy=policy)
+    assert "stranger.ipynb" in text and "2 without a graded submission" in text
+    canvas = read_csv(tmp_path / "canvas_grades.csv")
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Exercise 1 (4242)"]
+    assert canvas[1] == ["Points Possible", "", "", "", "", "5"]
+    assert canvas[2:] == [["Alice Smith", "1001", "S1", "alice", "A", "5"],
+                          ["Bob Jones", "1002", "S2", "bob", "A", "1.7"],  # 2 days late: -15 %
+                          ["Chen Wu", "1003", "S3", "chen", "B", ""],
+                          ["Dana Lee", "1004", "S4", "dana", "B", ""]]
+    moodle = read_csv(tmp_path / "moodle_grades.csv")
+    assert moodle[0] == ["Email address", "ID number", "Full name", "01_bayesian_learning", "Feedback"]
+    assert moodle[2] == ["bob@uni.example", "S2", "Bob Jones", "1.7", "q1 2, q2 0; cell 3 failed"]
+    assert moodle[3] == ["chen@uni.example", "S3", "Chen Wu", "", "q1 -, q2 -; no submission"]
+    assert moodle[4][4] == "q1 -, q2 -; =d.zip is a zip file"  # not at the start: no formula
+    plain = read_csv(tmp_path / "grades_plain.csv")
+    assert plain[0] == ["id", "name", "email", "q1", "q2", "total", "late", "late_days", "penalty", "final", "note"]
+    assert plain[1] == ["asmith", "Alice Smith", "alice@uni.example", "2", "3", "5", "", "0", "0", "5", ""]
+    assert plain[2] == ["bjones", "Bob Jones", "bob@uni.example", "2", "0", "2", "LMS: late", "2", "15",
+                        "1.7", "cell 3 failed"]
+    assert plain[4] == ["dlee", "Dana Lee", "dana@uni.example", "", "", "", "", "", "", "", "'=d.zip is a zip file"]
+    for name in ("canvas_grades.csv", "moodle_grades.csv", "grades_plain.csv"):
+        assert not Path(tmp_path / name).read_text().startswith("#")
+
+
+def test_missing_students_get_blank_rows_and_unmatched_are_named(roster):
+    found = SimpleNamespace(students=roster, unmatched=["zed.ipynb"],
+                            submissions=[SimpleNamespace(id="zed", entry="zed.ipynb")])
+    results = [{"id": "asmith", "path": "a.ipynb", "output": "", "tests": []},
+               {"id": "zed", "path": "zed.ipynb", "output": "", "tests": []}]
+    rows = lms.with_roster(results, found, EXERCISE)
+    assert [r["id"] for r in rows] == ["asmith", "bjones", "cwu", "dlee", "zed"]
+    assert rows[1]["output"] == "no submission" and rows[1]["graded"] is False
+    assert [t["score"] for t in rows[1]["tests"]] == [None, None]
+    assert rows[4]["output"] == "not on the roster: zed.ipynb"
+    assert [r["id"] for r in lms.with_roster(results[:1], found, EXERCISE, only="asmith")] == ["asmith"]
+
+
+def test_report_counts_first_misconceptions_and_failures(tmp_path):
+    P, F, E = "passed", "failed", "error"
+    students = [  # q1: public a.shape, a.sum(), hidden a[0]; q2: public b
+        {"id": "s1", "total": 5, "scores": {"q1": 2, "q2": 3}, "outcomes": {"q1": [P, P, P], "q2": [P]}},
+        {"id": "s2", "total": 0, "scores": {"q1": 0, "q2": 0}, "outcomes": {"q1": [F, F, F], "q2": [E]}},
+        {"id": "s3", "total": 3, "scores": {"q1": 0, "q2": 3}, "outcomes": {"q1": [P, F, P], "q2": [P]}},
+        {"id": "s4", "total": 0, "scores": {"q1": 0, "q2": 0}, "outcomes": {"q1": [P, F, F], "q2": [F]}},
+        {"id": "s5", "total": None, "scores": {"q1": None, "q2": None}, "outcomes": {}, "late_days": 2},
+    ]
+    data = lms.class_data(EXERCISE, [], [], SimpleNamespace(students=[]))
+    data["students"] = students
+    (tmp_path / "class.json").write_text(json.dumps(data))
+    assert report.first_misconceptions(data["questions"], students) == {
+        "q1": [("normalise", 2), ("one entry per hypothesis", 1)],
+        "q2": [("<the likelihood & the prior>", 2)]}
+    assert report.test_failures(data["questions"], students)["q1"] == [
+        ("a.shape", 1), ("a.sum()", 3), ("hidden test 3", 2)]
+    assert report.means(data["questions"], students) == {"q1": (0.5, 4), "q2": (1.5, 4), "total": (2.0, 4)}
+    page = report.write_report(tmp_path).read_text()
+    assert "<li>2 students: normalise</li><li>1 student: one entry per hypothesis</li>" in page
+    assert "&lt;the likelihood &amp; the prior&gt;" in page and "a[0]" not in page
+    alt = re.search(r"<img src='data:image/png;base64,([A-Za-z0-9+/=]+)' alt='([^']*)'>", page)
+    assert alt and base64.b64decode(alt[1]).startswith(b"\x89PNG")
+    assert alt[2] == ("Histogram of the totals of 4 graded students out of 5 points: "
+                      "2 with 0, 1 with 3, 1 with 5.")
+    rows = read_csv(tmp_path / "report.csv")
+    assert ["first misconception", "q1", "normalise", "2", ""] in rows
+    assert ["mean", "total", "", "2.0", "4"] in rows and ["late", "s5", "", "2", ""] in rows
+
+
+def test_feedback_pages_are_escaped_sections_and_zips_use_the_download_names(tmp_path, roster):
+    result = {"id": "asmith", "score": 2, "output": "", "graded": True, "tests": [
+        {"name": "q1", "score": 2, "max_score": 2, "status": "passed", "output": "all 3 tests passed"},
+        {"name": "q2", "score": 0, "max_score": 3, "status": "failed",
+         "output": "public tests: `b` gave <script>x</script>. Hint: the prior."}]}
+    text = feedback_html.page(result, EXERCISE, "Alice Smith")
+    assert "<h2>q2: 0/3 points</h2>" in text and "&lt;script&gt;x&lt;/script&gt;" in text
+    assert "<p>Hint: the prior.</p>" in text and "Checked: <code>a.shape</code>, <code>a.sum()</code> and 1 hidden test." in text
+    assert feedback_html.upload_name("moodle", "Alice Smith_501_assignsubmission_file_") == \
+        "Alice Smith_501_assignsubmission_file_/feedback.html"
+    assert feedback_html.upload_name("canvas", "jonesbob_late_1002_9002_hw.ipynb + jonesbob_late_1002_9003_x.ipynb") \
+        == "jonesbob_late_1002_9002_feedback.html"
+    found = SimpleNamespace(students=roster, layout="moodle", submissions=[
+        SimpleNamespace(id="asmith", entry="Alice Smith_501_assignsubmission_file_")])
+    missing = {"id": "bjones", "missing": True}
+    bundle = feedback_html.write_all(tmp_path, EXERCISE, [result, missing], found)
+    with zipfile.ZipFile(bundle) as zf:
+        assert zf.namelist() == ["Alice Smith_501_assignsubmission_file_/feedback.html"]
+    assert (tmp_path / "submissions" / "asmith" / "feedback.html").read_text() == text
+
+
+def test_late_policy_extensions_and_their_mistakes(tmp_path):
+    due = deadlines.parse_time("2026-11-20T23:59+00:00")
+    (tmp_path / "ext.csv").write_text("id,days\nasmith,3\n")
+    policy = deadlines.Policy(due, per_day=10, cap=25, extensions=deadlines.read_extensions(tmp_path / "ext.csv"))
+    late = due + timedelta(days=2, minutes=1)
+    assert [policy.days_late(s, t) for s, t in [("bjones", due), ("bjones", due + timedelta(seconds=1)),
+                                                  ("bjones", late), ("asmith", late), ("x", None)]] == [0, 1, 3, 0, None]
+    assert [policy.final(10, d) for d in (0, 1, 2, 3, 9)] == [10, 9, 8, 7.5, 7.5] and policy.final(None, 1) is None
+    assert deadlines.Policy().days_late("a", late) is None
+    assert deadlines.parse_time("2026-11-20T23:59").tzinfo is not None  # local time
+    for text, message in [("id,extra\na,1\n", "needs the columns id and days"),
+                          ("id,days\na,soon\n", "line 2: days 'soon' is not a number"),
+                          ("id,days\na,-1\n", "days must be 0 or more")]:
+        (tmp_path / "bad.csv").write_text(text)
+        with pytest.raises(ValueError, match=message):
+            deadlines.read_extensions(tmp_path / "bad.csv")
+    with pytest.raises(ValueError, match="not an ISO 8601 time"):
+        deadlines.parse_time("Friday")
+    with pytest.raises(ValueError, match="percentages from 0 to 100"):
+        deadlines.Policy(due, per_day=150)
+
+
+def test_check_all_reports_every_question_and_missing_cells_are_named(capsys):
+    from lib.grading import Checker, student
+
+    spec = {"exercise": "x", "questions": {
+        "q1": {"points": 1, "choices": None, "tests": [["answer_q1", "4", "count the limes"]]},
+        "q2": {"points": 1, "choices": None, "tests": [["answer_q2", "1", None]]}}}
+    ns = {"check": Checker(spec), "answer_q1": 3, "answer_q2": 1}
+    exec("summary = check.all()", ns)
+    assert ns["summary"]["q1"].startswith("q1: 0 of 1 public tests passed") and \
+        ns["summary"]["q2"].startswith("q2: all 1 public tests passed")
+    assert capsys.readouterr().out.splitlines()[:2] == [ns["summary"]["q1"], ns["summary"]["q2"]]
+    assert "summary" in ns and "_check" not in ns
+    released = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("setup"), nbformat.v4.new_code_cell("check = Checker({})"),
+        nbformat.v4.new_code_cell("answer_q1 = 4", metadata={"grading": {"question": "q1"}}),
+        nbformat.v4.new_code_cell('check("q1")', metadata={"grading": {"question": "q1"}})])
+    released.cells[0].id = "course-setup"
+    assert student.missing_cells(released, ["q1"]) == []
+    del released.cells[3], released.cells[1]
+    assert student.missing_cells(released, ["q1", "q2"]) == [
+        "the cell that creates check (check = Checker(...))", 'the cell check("q1")',
+        "the answer cell of q2", 'the cell check("q2")']
