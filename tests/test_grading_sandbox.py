@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import nbformat
@@ -778,3 +779,101 @@ def test_a_normal_user_without_user_namespaces_is_refused_unless_unsafe(as_nobod
     text = (out / "grades.csv").read_text()
     assert (out / "warnings.txt").read_text().startswith("WARNING: graded WITHOUT a sandbox"), text
     assert ["honest", "honest.ipynb", "2", "3", "2", "1", "8"] in [r[:7] for r in csv.reader(text.splitlines())]
+
+
+# --- issue 38: hidden inputs stay hidden, messages are capped, the grader's reads are boxed ---
+def test_check_and_the_grader_describe_values_alike_in_fixed_words():
+    """One description (checks.describe) for check and the grader: NaN, infinities, None, a
+    string, an option; a student's type or exception name is never part of a hidden test's."""
+    from lib.grading.checks import Checker, describe, what_was_checked
+    from lib.grading.grade import score_question
+    from lib.grading.source import Question
+    from lib.grading.source import Test as SourceTest
+
+    cases = {"float('nan')": "NaN (a number)", "float('inf')": "infinity (a number)",
+             "-float('inf')": "minus infinity (a number)", "None": "None", "'z'": "a string",
+             "' B'": "an option", "type('Mine', (), {})()": "an object"}
+    question = Question("q1", 1, public=[SourceTest("x", "0.5", None)],
+                        hidden=[SourceTest("x", "0.5", None)], choices=["a", "b"])
+    for source, words in cases.items():
+        value = eval(source)  # noqa: S307 - the test's own expressions
+        assert describe(as_data_of(value), ["a", "b"]) == words
+        seen = io.StringIO()
+        checker = Checker({"exercise": NAME, "questions": {"q1": {
+            "points": 1, "tests": [["x", "0.5", None]], "choices": ["a", "b"]}}})
+        with redirect_stdout(seen):
+            exec("check('q1')", {"check": checker, "x": value})  # noqa: S102
+        assert f"gave {words}" in seen.getvalue(), seen.getvalue()
+        replies = [{"question": "q1", "pass": p, "status": "ok", "results": [{"value": as_data_of(value)}]}
+                   for p in (0, 1)]
+        out = score_question(question, [0.5, 0.5], replies, "")["output"]
+        assert f"gave {words}" in out and f"hidden test 1 expected a number (tolerance: relative " \
+            f"0.0005), got {words}" in out, out
+    # names the student's code chose: a type, an exception class, a forged reply
+    for result in ({"value": {"$type": "object", "type": "HIDDEN_INPUT_1_1_1"}},
+                   {"error": "LEAK_0p001: boom"}, {"value": ["HIDDEN_INPUT"]}):
+        text = what_was_checked(result, 0.5)
+        assert "HIDDEN" not in text and "LEAK" not in text, text
+    assert what_was_checked({"error": "ZeroDivisionError: x"}, 0.5).endswith("got an error (ZeroDivisionError)")
+
+
+def as_data_of(value):
+    from lib.grading.checks import as_data
+
+    return as_data(value)
+
+
+HIDDEN_EXPRS = [t.answer for q in read_source(SOURCE).questions.values() for t in q.hidden]
+PUBLIC_INPUT = "if len(data) > 1:\n        {}"
+LEAK_PROBES = {  # right on the public inputs of q2, a leak of each hidden input otherwise
+    "type_name": PUBLIC_INPUT.format("return type('HIDDEN_INPUT_' + '_'.join(map(str, data)), (), {})()"),
+    "exception_name": PUBLIC_INPUT.format(
+        "raise type('LEAK_' + '_'.join(map(str, data)), (Exception,), {})('HIDDEN_INPUT')"),
+}
+PATCHED_REPLY = (  # the hidden pass answered by the hex of each expression, as an object's type
+    "import lib.grading.checks as c\nfrom IPython.display import display\n_send, calls = c.send_values, []\n"
+    "def send(exprs, ns):\n    calls.append(exprs)\n    if len(calls) <= 4:\n        return _send(exprs, ns)\n"
+    "    display({c.MIME: [{'value': {'$type': 'object', 'type': e.encode().hex()}} for e in exprs]}, raw=True)\n"
+    "c.send_values = send")
+
+
+@needs_bwrap
+def test_hidden_inputs_never_come_back_through_names_the_student_chose(released, tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, pre in LEAK_PROBES.items():
+        nbformat.write(answered(released[0], q2=PREDICTIVE.format(pre=pre)), subs / f"{name}.ipynb")
+    nbformat.write(add_cell(answered(released[0]), PATCHED_REPLY, "q1"), subs / "patched_reply.ipynb")
+    results = {r["id"]: r for r in grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=20,
+                                          timeout=90, memory_mb=1536)}
+    for name in LEAK_PROBES:
+        assert {t["name"]: t["score"] for t in results[name]["tests"]} == {**FULL, "q2": 0}, results[name]
+    assert results["patched_reply"]["score"] == 0, results["patched_reply"]
+    public = " ".join(t.answer for q in read_source(SOURCE).questions.values() for t in q.public)
+    secret = ["HIDDEN_INPUT", "LEAK_", *(e.encode().hex() for e in HIDDEN_EXPRS),
+              *(e for e in HIDDEN_EXPRS if not e.isidentifier() and e not in public)]
+    files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert len(files) >= 8  # grades, summary, and results.json and feedback.txt of each probe
+    for path in files:
+        text = path.read_text()
+        assert not [s for s in secret if s in text], (path, text[:3000])
+
+
+def test_each_test_message_is_capped_like_a_cell_message():
+    """Two public tests answered by 3.9 MB errors (a forged reply): a few KB of feedback,
+    each message ending with "... (cut)"; the same for the kernel's error of a question."""
+    from lib.grading.grade import feedback, gradescope, score_question
+    from lib.grading.source import Question
+    from lib.grading.source import Test as SourceTest
+
+    question = Question("q1", 2, public=[SourceTest("x", "0.5", None), SourceTest("y", "0.5", None)])
+    big = "ValueError: " + "x" * 3_900_000
+    for reply in ({"status": "ok", "results": [{"error": big}, {"error": big}]},
+                  {"status": "error", "message": big}, {"status": "ok", "results": [{"unanswered": big}] * 2}):
+        tests = [score_question(question, [0.5, 0.5], [{"question": "q1", "pass": 0, **reply}], "")]
+        result = {"id": "big", "path": "big.ipynb", "score": 0, "output": "", "tests": tests}
+        exercise = read_source(SOURCE)
+        for text in (json.dumps(gradescope(result)), feedback(result, exercise)):
+            assert len(text) < 6000, len(text)
+        assert "... (cut)" in tests[0]["output"] or tests[0]["output"] == "not answered yet", \
+            tests[0]["output"][:300]

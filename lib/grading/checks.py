@@ -14,6 +14,7 @@ functions, so a public test behaves alike in the notebook and in the gradebook. 
 grader runs :func:`send_values` in the student's kernel and compares in its own process.
 """
 import ast
+import builtins
 import decimal
 import json
 import math
@@ -26,6 +27,7 @@ import numpy as np
 MIME = "application/vnd.bayes-course.grading+json"
 MAX_ITEMS = 100_000  # larger answers are not graded (a guard against huge values)
 MAX_ANSWER = 2 * 2**20  # bytes of one encoded answer (each test's value on its own)
+MAX_MESSAGE = 2000  # characters of what a test's message quotes from the kernel
 STUB_MESSAGE = "exercise"  # the release's stub: raise NotImplementedError("exercise")
 #: The course's precision rule (exercises/README.md): numbers are checked to 4 significant
 #: digits (relative 5e-4); below 1e-9 a number counts as zero (rounding noise of a 0).
@@ -220,8 +222,21 @@ def tolerance(expected):
     return f"absolute {atol:g}" + (f" and relative {rtol:g}" if rtol != DEFAULT_RTOL else "")
 
 
-def kind(data):
-    """The kind of an encoded value, without the value: ``a number``, ``an array of shape (2, 3)``."""
+#: The builtin exception names: a hidden test's error is told by one of these, or "an error".
+BUILTIN_ERRORS = frozenset(name for name, value in vars(builtins).items()
+                           if isinstance(value, type) and issubclass(value, BaseException))
+
+
+def describe(data, choices=None):
+    """The kind of an encoded value in fixed words, never a name or text the value holds.
+
+    The one description of check and the grader (public and hidden tests alike): ``a
+    number``, ``an integer``, ``NaN (a number)``, ``infinity (a number)``, ``minus infinity
+    (a number)``, ``a boolean``, ``None``, ``a string`` (``an option`` when it is one of
+    the question's ``choices``), ``an array of shape (2, 3)``, ``a list``, ``a dict``,
+    ``an object`` or ```...```. A type name chosen by the student's code is never part
+    of it, so a hidden test's input cannot come back through it.
+    """
     if isinstance(data, dict) and data.get("$type") == "approx":
         data = data["value"]
     if isinstance(data, bool):
@@ -229,16 +244,29 @@ def kind(data):
     if data is None:
         return "None"
     if isinstance(data, str):
-        return "a string"
+        options = {str(c).strip().lower() for c in choices or ()}
+        return "an option" if data.strip().lower() in options else "a string"
+    if isinstance(data, float) and not math.isfinite(data):
+        return ("NaN" if math.isnan(data) else "infinity" if data > 0 else "minus infinity") + " (a number)"
     if isinstance(data, dict):
-        return {"dict": "a dict", "ellipsis": "`...`"}.get(data.get("$type"), f"a {data.get('type')} object")
+        return {"dict": "a dict", "ellipsis": "`...`"}.get(data.get("$type"), "an object")
     arr = _numbers(data)
     if arr is not None:
         if arr.ndim == 0:
             return "an integer" if isinstance(data, int) else "a number"
         ints = "of integers " if np.asarray(data).dtype.kind in "iu" else ""
         return f"an array {ints}of shape {tuple(arr.shape)}"
-    return f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__
+    return "a list" if isinstance(data, list) else "an object"
+
+
+def _gave(data, choices=None):
+    """A public test's value: :func:`describe`, then the value itself when it adds to it."""
+    text = describe(data, choices)
+    if isinstance(data, dict) and data.get("$type") == "object":
+        return f"{text} (of type {str(data.get('type'))[:60]})"
+    if data is None or "(a number)" in text or text == "`...`":
+        return text
+    return f"{text} {short(data)}"
 
 
 def short(data):
@@ -254,19 +282,25 @@ def short(data):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def judge(expr, result, expected, hint=None):
+def cut(text, limit=MAX_MESSAGE):
+    """``str(text)`` of at most ``limit`` characters, ending with "... (cut)" when cut."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "... (cut)"
+
+
+def judge(expr, result, expected, hint=None, choices=None):
     """Outcome of one test: ``("passed" | "failed" | "error" | "unanswered", message)``.
 
     ``result`` is what :func:`evaluate` returned (possibly through the grader's pipe:
     malformed data fails, it never crashes). The message of a failure ends with the
-    test's ``hint`` when it has one.
+    test's ``hint`` when it has one; a string among ``choices`` is described as an option.
     """
     if not isinstance(result, dict) or not result.keys() & {"value", "error", "unanswered"}:
         return "error", f"`{expr}`: no answer received"
     if "unanswered" in result:
-        return "unanswered", f"`{result['unanswered']}` is not answered yet"
-    if "error" in result:
-        status, message = "error", f"`{expr}` raised {result['error']}"
+        return "unanswered", f"`{cut(result['unanswered'], 200)}` is not answered yet"
+    if "error" in result:  # the kernel's text (evaluate caps it; a forged reply may not): cut
+        status, message = "error", f"`{expr}` raised {cut(result['error'])}"
     else:
         got = result["value"]
         try:
@@ -274,17 +308,17 @@ def judge(expr, result, expected, hint=None):
                 return "passed", f"`{expr}` is right"
             tol = tolerance(expected)
             status, message = "failed", (
-                f"`{expr}` gave {kind(got)} {short(got)}, expected {kind(expected)} "
-                f"{short(expected)}" + (f" (tolerance: {tol})" if tol else ""))
+                f"`{expr}` gave {_gave(got, choices)}, expected {_gave(expected, choices)}"
+                + (f" (tolerance: {tol})" if tol else ""))
         except Exception:  # noqa: BLE001
             status, message = "failed", f"`{expr}` gave a value that cannot be compared"
     return status, f"{message}. Hint: {hint.rstrip('.')}." if hint else message
 
 
-def run_test(test, namespace):
+def run_test(test, namespace, choices=None):
     """Run one test (``(answer, expected[, hint])`` sources) on ``namespace``, as check does."""
     answer, expected, hint = (tuple(test) + (getattr(test, "hint", None),))[:3]
-    return judge(answer, evaluate(answer, namespace), expected_value(expected), hint)
+    return judge(answer, evaluate(answer, namespace), expected_value(expected), hint, choices)
 
 
 def same(value, expected):
@@ -301,24 +335,26 @@ def same(value, expected):
     return compare(got, json.loads(json.dumps(expected_value(expected))))
 
 
-def what_was_checked(result, expected):
+def what_was_checked(result, expected, choices=None):
     """What a hidden test checked, without its expected value or expression:
     ``"expected a number (tolerance: relative 0.0005), got an array of shape (2,)"``.
 
-    ``result`` is what :func:`evaluate` returned for the student (only the kind of its
-    value is told, or the type of the exception it raised), ``expected`` the encoded
-    expected value.
+    ``result`` is what :func:`evaluate` returned for the student: only the kind of its
+    value is told (:func:`describe`, fixed words), or the name of the exception it
+    raised when that is a builtin one (else "an error"): nothing the student's code chose.
+    ``expected`` is the encoded expected value.
     """
     tol = tolerance(expected)
-    text = f"expected {kind(expected)}" + (f" (tolerance: {tol})" if tol else "")
+    text = f"expected {describe(expected, choices)}" + (f" (tolerance: {tol})" if tol else "")
     if isinstance(result, dict) and "value" in result:
-        return f"{text}, got {kind(result['value'])}"
+        return f"{text}, got {describe(result['value'], choices)}"
     if isinstance(result, dict) and "error" in result:
-        return f"{text}, got an error ({str(result['error']).split(':', 1)[0][:60]})"
+        name = str(result["error"]).split(":", 1)[0]
+        return f"{text}, got " + (f"an error ({name})" if name in BUILTIN_ERRORS else "an error")
     return f"{text}, got no value"
 
 
-def hidden_summary(question, outcomes):
+def hidden_summary(question, outcomes, choices=None):
     """What a student may learn of failed hidden tests: for each, what it checked (the kind
     of value expected and the tolerance in force, :func:`what_was_checked`) and its hint.
 
@@ -333,7 +369,7 @@ def hidden_summary(question, outcomes):
     text = f"{question}: {len(bad)} of {len(outcomes)} hidden tests failed"
     if any(isinstance(r, dict) and "too large to grade" in str(r.get("error", "")) for _, r, _, _ in bad):
         text += f" (an answer is too large to grade: at most {MAX_ANSWER >> 20} MB each)"
-    parts = [f"hidden test {i} {what_was_checked(result, expected)}"
+    parts = [f"hidden test {i} {what_was_checked(result, expected, choices)}"
              + (f"; hint: {hint.rstrip().rstrip('.')}" if hint else "")
              for i, result, expected, hint in bad]
     return text + ": " + ". ".join(parts) + "."
@@ -377,7 +413,7 @@ class Checker:
         namespace = sys._getframe(1).f_globals
         question = self.questions[name]
         tests = question["tests"]
-        outcomes = [run_test(test, namespace) for test in tests]
+        outcomes = [run_test(test, namespace, question.get("choices")) for test in tests]
         if any(status == "unanswered" for status, _ in outcomes):
             print(f"{name}: not answered yet (replace the `...` or the "
                   f"`raise NotImplementedError` with your answer, run that cell, then this one).")

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from . import gradebook
-from .checks import expected_value, hidden_summary, judge
+from .checks import cut, expected_value, hidden_summary, judge
 from .intake import Submission, find_submissions, read_notebook
 from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, Sandbox
 from .source import find_source, read_source, release
@@ -97,7 +97,7 @@ def score_question(question, expected, events, note):
                    f"not graded: {note or 'the notebook stopped before this question'}")
     elif public.get("status") != "ok":
         status = "timeout" if public.get("status") == "timeout" else "error"
-        message = f"evaluating the tests: {public.get('message')}"
+        message = f"evaluating the tests: {cut(public.get('message'))}"
     elif hidden.get("status") != "ok":  # only the hints: nothing that came from the kernel
         status = "timeout" if hidden.get("status") == "timeout" else "error"
         hints = list(dict.fromkeys(t.hint for t in question.hidden if t.hint))
@@ -106,7 +106,8 @@ def score_question(question, expected, events, note):
                    + ")" + (". Hints: " + " ".join(hints) if hints else ""))
     else:
         values = [*_values(public, question.public), *_values(hidden, question.hidden)]
-        outcomes = [judge(t.answer, v, e, t.hint) for t, v, e in zip(question.tests, values, expected)]
+        outcomes = [judge(t.answer, v, e, t.hint, question.choices)
+                    for t, v, e in zip(question.tests, values, expected)]
         public, hidden = outcomes[: len(question.public)], outcomes[len(question.public):]
         result["outcomes"] = [s for s, _ in outcomes]  # per test, in order (the class report)
         if all(s == "passed" for s, _ in outcomes):
@@ -124,7 +125,7 @@ def score_question(question, expected, events, note):
             n = len(question.public)
             hidden_text = hidden_summary(question.name, [
                 (s, v, e, t.hint) for (s, _), t, v, e in
-                zip(hidden, question.hidden, values[n:], expected[n:])])
+                zip(hidden, question.hidden, values[n:], expected[n:])], question.choices)
             message = " ".join(parts + ([_sentence(hidden_text)] if hidden_text else []))
     if cell:
         status = "timeout" if cell.get("status") == "timeout" else status
