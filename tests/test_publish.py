@@ -5,6 +5,7 @@ and updated by nbgitpuller (its own GitPuller) after a second publish.
 Also: the student notebook ``python -m lib.grading release`` writes is the one the
 launch buttons open, and its set-up cell says which front-end piece is missing.
 """
+import shutil
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ from binder_env import CONFIG, ROOT, button_links, launch_tree, named_notebook, 
 from nbgitpuller.pull import GitPuller
 
 from lib.grading import setup_cell
+from lib.grading.source import release_all
 
 BRANCH = CONFIG["repository"]["branch"]
 HUB = "https://hub.university.edu"
@@ -134,13 +136,76 @@ def test_the_released_student_notebooks_are_the_launch_branchs(published, tmp_pa
                             for p in released)
     for path in (tmp_path / "out").rglob("*.ipynb"):
         first = nbformat.read(path, as_version=4).cells[0]
-        assert first.id == setup_cell.CELL_ID and first.source == setup_cell.SOURCE
+        assert first.id == setup_cell.CELL_ID and first.source == SOURCE
 
 
-def test_the_set_up_cell_installs_from_the_configured_repository():
-    assert setup_cell.REPOSITORY == CONFIG["repository"]["url"]
-    assert setup_cell.BRANCH == CONFIG["repository"]["branch"]
-    assert f"git+{CONFIG['repository']['url']}@{CONFIG['repository']['branch']}" in setup_cell.SOURCE
+# The set-up cell of this course (the repository of its _config.yml)
+SOURCE = setup_cell.source((CONFIG["repository"]["url"], CONFIG["repository"]["branch"]))
+
+
+def test_the_set_up_cell_installs_from_the_configured_repository(tmp_path):
+    assert f"git+{CONFIG['repository']['url']}@{CONFIG['repository']['branch']}" in SOURCE
+    assert setup_cell.course_repository(ROOT / "exercises") == (CONFIG["repository"]["url"], BRANCH)
+    # a course team's fork: its own _config.yml names its repository, and the released
+    # notebooks install from it
+    fork = tmp_path / "fork"
+    shutil.copytree(ROOT / "exercises" / "01_bayesian_learning", fork / "exercises" / "01_bayesian_learning")
+    config = (ROOT / "_config.yml").read_text()
+    assert config.count(CONFIG["repository"]["url"]) == 1
+    (fork / "_config.yml").write_text(config.replace(CONFIG["repository"]["url"], "https://github.com/a-team/their-fork"))
+    [released] = release_all(fork / "exercises", tmp_path / "out")
+    cell = nbformat.read(released, as_version=4).cells[0]
+    assert "git+https://github.com/a-team/their-fork@notebooks" in cell.source
+    assert CONFIG["repository"]["url"] not in cell.source
+    (fork / "_config.yml").write_text("title: no repository\n")
+    with pytest.raises(ValueError, match="no repository.url"):
+        release_all(fork / "exercises", tmp_path / "out")
+
+
+def run_set_up_cell(folder, env=None):
+    """The set-up cell run by a python without site-packages (no course library) in
+    ``folder``, its pip replaced by a stand-in that installs a course library (a package
+    ``lib`` with ``bayes.py``) into a folder of its own on the path; the finished process."""
+    fake_pip = f'''import subprocess, sys
+def pip(command, check):
+    print("pip:", command[-1])
+    package = {str(folder.parent / "installed" / "lib")!r}
+    __import__("os").makedirs(package, exist_ok=True)
+    for name in ("__init__.py", "bayes.py"):
+        open(package + "/" + name, "w").write("")
+    sys.path.append(package.rsplit("/", 1)[0])
+subprocess.run = pip
+'''
+    code = fake_pip + SOURCE + "\nimport lib.bayes\nprint('course library:', lib.__file__)"
+    return subprocess.run([sys.executable, "-S", "-c", code], cwd=folder, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", **(env or {})})
+
+
+def test_an_empty_lib_folder_beside_the_notebook_is_not_the_course_library(tmp_path):
+    (tmp_path / "content" / "lib").mkdir(parents=True)  # a namespace package to Python
+    result = run_set_up_cell(tmp_path / "content")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.splitlines()
+    assert out[0] == f"pip: git+{CONFIG['repository']['url']}@{BRANCH}"
+    assert out[-1] == f"course library: {tmp_path / 'installed' / 'lib' / '__init__.py'}"
+
+
+def test_the_course_library_found_is_not_installed_again(tmp_path):
+    (tmp_path / "content" / "lib").mkdir(parents=True)
+    for name in ("__init__.py", "bayes.py"):
+        (tmp_path / "content" / "lib" / name).write_text("")
+    result = run_set_up_cell(tmp_path / "content")
+    assert result.returncode == 0, result.stderr
+    assert "pip:" not in result.stdout
+    assert result.stdout.splitlines()[-1] == f"course library: {tmp_path / 'content' / 'lib' / '__init__.py'}"
+
+
+def test_another_package_called_lib_that_hides_the_installed_one_is_named(tmp_path):
+    (tmp_path / "content" / "lib").mkdir(parents=True)
+    (tmp_path / "content" / "lib" / "__init__.py").write_text("")  # not the course's: no bayes.py
+    result = run_set_up_cell(tmp_path / "content")
+    assert result.returncode == 1 and "pip:" in result.stdout
+    assert f"the folder {tmp_path / 'content' / 'lib' / '__init__.py'} hides it: rename that folder" in result.stderr
 
 
 @pytest.mark.parametrize("missing, colab, notes", [
@@ -150,11 +215,14 @@ def test_the_set_up_cell_installs_from_the_configured_repository():
     (("jupyterlab_myst", "jupyterlab_widgets"), True, ["no jupyterlab-myst"]),  # Colab has its own widgets
 ])
 def test_the_set_up_cell_names_the_missing_front_end(monkeypatch, capsys, missing, colab, notes):
-    for name in ("lib", "jupyterlab_myst", "jupyterlab_widgets"):
+    import lib
+
+    monkeypatch.setitem(sys.modules, "lib", lib)  # the course library
+    for name in ("jupyterlab_myst", "jupyterlab_widgets"):
         monkeypatch.setitem(sys.modules, name, None if name in missing else sys.modules.get(name, sys))
     if colab:
         monkeypatch.setitem(sys.modules, "google.colab", sys)
-    exec(setup_cell.SOURCE, {})
+    exec(SOURCE, {})
     out = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Note:")]
     assert len(out) == len(notes) and all(n in line for n, line in zip(notes, out)), out
 
@@ -162,16 +230,18 @@ def test_the_set_up_cell_names_the_missing_front_end(monkeypatch, capsys, missin
 def test_the_set_up_cell_installs_a_missing_library_and_asks_for_a_reload_of_new_widgets(monkeypatch, capsys):
     installed = []
 
+    import lib
+
     def pip(command, check):  # instead of pip: the library and the widget front end appear
         installed.append(command)
-        for name in ("lib", "jupyterlab_widgets"):
-            monkeypatch.setitem(sys.modules, name, sys)
+        monkeypatch.setitem(sys.modules, "lib", lib)
+        monkeypatch.setitem(sys.modules, "jupyterlab_widgets", sys)
 
     for name in ("lib", "jupyterlab_widgets"):
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "jupyterlab_myst", sys)
     monkeypatch.setattr(subprocess, "run", pip)
     monkeypatch.setenv("BAYES_COURSE_REPO", "/somewhere/clone")
-    exec(setup_cell.SOURCE, {})
+    exec(SOURCE, {})
     assert installed == [[sys.executable, "-m", "pip", "install", "--quiet", "/somewhere/clone"]]
     assert "reload this page" in capsys.readouterr().out

@@ -37,7 +37,7 @@ CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 # Every notebook starts with the set-up cell that `python -m lib.grading release` writes.
 sys.path.insert(0, str(ROOT))
 from lib.grading.setup_cell import CELL_ID as SETUP_ID  # noqa: E402
-from lib.grading.setup_cell import setup_cell  # noqa: E402
+from lib.grading.setup_cell import course_repository, setup_cell  # noqa: E402
 
 # The launch branch's own .gitignore: main's ignores the generated notebooks, which are
 # all this branch is for. This one ignores only what a reader's server and pip leave
@@ -58,7 +58,7 @@ KINDS = {"fig": "figure", "tbl": "table", "ex": "exercise", "eq": "equation", "s
 def add_setup(nb):
     """Put the set-up cell first (replacing an older one); returns ``nb``."""
     nb.cells = [c for c in nb.cells if c.get("id") != SETUP_ID]
-    nb.cells.insert(0, setup_cell())
+    nb.cells.insert(0, setup_cell(course_repository(ROOT)))
     return nb
 
 

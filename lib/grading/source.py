@@ -28,7 +28,7 @@ import jupytext
 import nbformat
 
 from .checks import expected_value
-from .setup_cell import setup_cell
+from .setup_cell import course_repository, setup_cell
 
 BEGIN_QUESTION, END_QUESTION = "# BEGIN QUESTION", "# END QUESTION"
 BEGIN_SOLUTION, END_SOLUTION = "# BEGIN SOLUTION", "# END SOLUTION"
@@ -268,7 +268,7 @@ def strip_solutions(source, keep=False, where="cell"):
     return "\n".join(out)
 
 
-def release(exercise, instructor=False):
+def release(exercise, instructor=False, repository=None):
     """The student notebook of an exercise (or, with ``instructor``, the solved one).
 
     Solutions are replaced, hidden-test and marker cells removed, each public-tests cell
@@ -287,7 +287,7 @@ def release(exercise, instructor=False):
              "your answer\n# (public tests only; the graders also run hidden tests). "
              "Do not edit this cell.\n"
              f"from lib.grading import Checker\n\ncheck = Checker({pprint.pformat(spec, width=88)})")
-    cells = [setup_cell(), nbformat.v4.new_code_cell(setup, metadata={"tags": ["remove-cell"]})]
+    cells = [setup_cell(repository), nbformat.v4.new_code_cell(setup, metadata={"tags": ["remove-cell"]})]
     question = None
     for i, cell in enumerate(exercise.notebook.cells, start=1):
         first = _first_line(cell)
@@ -326,13 +326,15 @@ def release_all(source, out, instructor=False):
     """Release every exercise under ``source`` (an ``exercises/`` folder or one exercise).
 
     Writes ``out/NN_topic/NN_topic.ipynb`` plus the other files of the exercise folder
-    (data, images); returns the written notebook paths.
+    (data, images); returns the written notebook paths. The set-up cell installs from the
+    repository of the course's ``_config.yml`` (the one above ``source``).
     """
     source, out = Path(source), Path(out)
     folders = [source] if source.is_file() or _is_exercise(source) else sorted(
         p for p in source.iterdir() if p.is_dir() and _is_exercise(p))
     if not folders:
         raise ValueError(f"{source}: no exercise folder (NN_topic/NN_topic.md or .ipynb)")
+    repository = course_repository(source)
     written = []
     for folder in folders:
         path = find_source(folder)
@@ -343,7 +345,7 @@ def release_all(source, out, instructor=False):
             if extra.is_file() and extra != path and extra.name != "README.md" and folder.is_dir():
                 shutil.copy2(extra, target / extra.name)
         nb_path = target / f"{exercise.name}.ipynb"
-        nbformat.write(release(exercise, instructor), nb_path)
+        nbformat.write(release(exercise, instructor, repository), nb_path)
         written.append(nb_path)
     return written
 
