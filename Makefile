@@ -1,5 +1,5 @@
-# The two commands of the README: `make book` and `make test`. Both create .venv when
-# missing and install what they need; nothing else is required but python3, make and git.
+# The README's commands: `make book`, `make unit` and `make test`. Each creates .venv when
+# missing and installs what it needs; nothing else is required but python3, make and git.
 SHELL   := /bin/bash
 PYTHON  ?= python3
 VENV    ?= .venv

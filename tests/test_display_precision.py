@@ -39,6 +39,7 @@ SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
               if p.is_dir() and (p / f"{p.name}.md").is_file())
 NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:[eE]-?\d+)?(?![\w.])")
 NOT_COPY = re.compile(r"do not copy|don't copy|not to copy", re.I)
+ANSWER_LINE = re.compile(r"\banswer\w*\s*=(?!=)")
 MAX_CALLS = 500  # widget settings called per interact (all of them in the sets today)
 
 
@@ -194,9 +195,16 @@ def test_copied_match_rule():
 
 @pytest.mark.parametrize("name", SETS)
 def test_set_displays_copied_pass(name):
-    """The set's own widget readouts and printed lines (fast: no chapter)."""
+    """The set's own widget readouts and printed lines (fast: no chapter). And they never
+    show an answer line to copy: widgets help to explore and confirm (exercises/README.md,
+    "A widget to explore, not to copy"; how_to_use.md; instructors.md), so nothing the
+    set's cells and widgets print, at any of the widgets' settings, assigns an answer."""
     bad = [b for b in display_failures(name, []) if b[1] == "the set"]
     assert not bad, f"{name}: copying the display fails (or the question must say 'do not copy'): {bad}"
+    shown = [line for texts in set_displays(name).values() for text in texts for line in text.splitlines()]
+    assert any(line.strip() for line in shown), f"{name}: the set's widgets print nothing"
+    answer_lines = [line for line in shown if ANSWER_LINE.search(line)]
+    assert not answer_lines, f"{name}: a display shows an answer line to copy: {answer_lines[:3]}"
 
 
 @pytest.mark.slow
