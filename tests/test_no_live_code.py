@@ -9,10 +9,11 @@ The button was removed (issue 35) because it could not be made to work:
   passed: every run button answers "Attempting to execute on a cell without an
   attached kernel" (read in thebe 0.9.3; 0.8.2, which the pages request, is not on the
   npm registry the tests use, so the test could not serve the pages' own Thebe).
-* sphinx-thebe runs the ``thebe-init`` cells on a status named ``ready`` by clicking
-  ``.thebelab-run-button``; Thebe 0.8+ reports ``server-ready`` and names the button
-  ``.thebe-run-button``, so a chapter's import cell would never run, and the imports are
-  ``remove-cell`` cells, absent from the page: the first visible cells raise NameError.
+* sphinx-thebe runs the ``thebe-init`` cells when a kernel session reports ``ready``
+  (none is started, see above) by clicking ``.thebelab-run-button``, a button Thebe 0.9
+  no longer has (``.thebe-run-button``). And the chapters' imports (the exercises'
+  ``check``) are ``remove-cell`` cells, absent from the page: the first visible cells
+  would raise NameError even with a kernel.
 
 Binder, Colab and a JupyterHub open the whole notebook instead, and the launch tests run
 those notebooks top to bottom. tests/browser/test_no_thebe_button.py checks the built
