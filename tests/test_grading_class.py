@@ -236,6 +236,9 @@ def test_feedback_pages_are_escaped_sections_and_zips_use_the_download_names(tmp
     with zipfile.ZipFile(bundle) as zf:
         assert zf.namelist() == ["Alice Smith_501_assignsubmission_file_/feedback.html"]
     assert (tmp_path / "submissions" / "asmith" / "feedback.html").read_text() == text
+    bundle = feedback_html.write_all(tmp_path, EXERCISE, [], found)  # a regrade of someone else
+    with zipfile.ZipFile(bundle) as zf:
+        assert zf.read("Alice Smith_501_assignsubmission_file_/feedback.html").decode() == text
 
 
 def test_late_policy_extensions_and_their_mistakes(tmp_path):
@@ -329,3 +332,7 @@ def test_answers_of_fractions_and_decimals_are_graded_by_value():
         assert ns["answer_q1"] is answer  # the student's variable is left as it was
     assert run_test(("answer_q2 + 1", "approx(1.5)"), {"answer_q2": Fraction(1, 2)})[0] == "passed"
     assert run_test(("answer_q3", "['a', 'b']"), {"answer_q3": ["a", "b"]})[0] == "passed"  # not numbers
+    # the import cell deleted, or np rebound: the tests use the grader's numpy
+    for ns in ({"answer_q1": [1, 2]}, {"answer_q1": [1, 2], "np": 5}):
+        assert run_test(("np.shape(answer_q1)", "(2,)"), ns)[0] == "passed"
+        assert ns.get("np", 5) == 5  # the student's namespace unchanged

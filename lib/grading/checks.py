@@ -209,6 +209,8 @@ def evaluate(expr, namespace):
                 return {"unanswered": node.id}
             if isinstance(node, ast.Name) and node.id.startswith("answer_") and _exact(namespace.get(node.id)):
                 exact[node.id] = _by_value(namespace[node.id])
+        if namespace.get("np") is not np:  # the tests' numpy is the grader's, whatever the student did
+            exact["np"] = np
         if exact:  # the test sees the answer's values as floats (np.round has no Fraction)
             namespace = {**namespace, **exact}
         return {"value": as_data(eval(expr, namespace))}  # noqa: S307 - the student's namespace
