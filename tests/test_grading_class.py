@@ -41,6 +41,8 @@ def roster(tmp_path):
 
 def test_the_roster_is_read_and_its_mistakes_named(tmp_path, roster):
     assert [s.id for s in roster] == ["asmith", "bjones", "cwu", "dlee"]
+    with pytest.raises(ValueError, match="roster .*nowhere.csv: no such file"):
+        read_roster(tmp_path / "nowhere.csv")
     assert (roster[0].name, roster[0].canvas_id, roster[0].moodle_id, roster[0].sis_login_id) == (
         "Alice Smith", "1001", "501", "alice")
     for text, message in [("name,email\nA,a@x\n", "no column id"),
@@ -257,6 +259,8 @@ def test_late_policy_extensions_and_their_mistakes(tmp_path):
         (tmp_path / "bad.csv").write_text(text)
         with pytest.raises(ValueError, match=message):
             deadlines.read_extensions(tmp_path / "bad.csv")
+    with pytest.raises(ValueError, match="extensions .*nowhere.csv: no such file"):
+        deadlines.read_extensions(tmp_path / "nowhere.csv")
     with pytest.raises(ValueError, match="not an ISO 8601 time"):
         deadlines.parse_time("Friday")
     with pytest.raises(ValueError, match="percentages from 0 to 100"):
@@ -336,3 +340,13 @@ def test_answers_of_fractions_and_decimals_are_graded_by_value():
     for ns in ({"answer_q1": [1, 2]}, {"answer_q1": [1, 2], "np": 5}):
         assert run_test(("np.shape(answer_q1)", "(2,)"), ns)[0] == "passed"
         assert ns.get("np", 5) == 5  # the student's namespace unchanged
+
+
+def test_class_options_without_a_roster_or_deadline_are_refused(capsys):
+    from lib.grading.__main__ import main
+
+    assert main(["grade", "--source", "x", "--submissions", "y", "--out", "z", "--deadline", "2026-11-20"]) == 2
+    assert "--deadline need --roster" in capsys.readouterr().err
+    assert main(["grade", "--source", "x", "--submissions", "y", "--out", "z", "--roster", "r.csv",
+                 "--late-penalty", "10"]) == 2
+    assert "--late-penalty and --extensions need --deadline" in capsys.readouterr().err
