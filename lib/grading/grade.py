@@ -162,7 +162,9 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
         note = "; ".join([note] * bool(note) + loose)[:1000]
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
         words, tests = notes.flag(cells, events, tests, _released(exercise))
-        note = "; ".join(words + [note] * bool(note))[:1000]
+        failed = notes.first_failed(events)  # said once, in words: not again as a loose cell
+        note = "; ".join(words + [p for p in note.split("; ") if p and not (
+            failed and p.startswith(f"cell {failed['cell']}: error,"))])[:1000]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
         graded = False  # nothing ran: blank in the gradebook, never a zero
@@ -183,7 +185,7 @@ _RELEASED = {}
 
 def _released(exercise):
     """The student notebook of ``exercise`` (cached): which cells a submission deleted."""
-    key = id(exercise)
+    key = hashlib.sha256(nbformat.writes(exercise.notebook).encode()).hexdigest()
     if key not in _RELEASED:
         _RELEASED[key] = release(exercise)
     return _RELEASED[key]

@@ -53,11 +53,16 @@ def deleted_cells(cells, released):
     return out
 
 
+def first_failed(events):
+    """The event of the first cell that raised an error, or None."""
+    return next((e for e in events if "cell" in e and e.get("status") == "error"), None)
+
+
 def flag(cells, events, tests, released=None):
     """``(note words, tests)``: the words for the note, and ``tests`` (``score_question``
     results) with a NameError caused by the first failed cell reported as such."""
     words = deleted_cells(cells, released) if released is not None else []
-    failed = next((e for e in events if "cell" in e and e.get("status") == "error"), None)
+    failed = first_failed(events)
     if failed is None:
         return words, tests
     n = failed["cell"]
