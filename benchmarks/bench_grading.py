@@ -148,8 +148,10 @@ def whole_class(nb, args):
     (HERE / "out").mkdir(exist_ok=True)
     (HERE / "out" / "grading_class.json").write_text(json.dumps(result, indent=1) + "\n")
     print(f"graded a class of {args.n} (roster {args.n + 2}, Canvas layout) with roster, LMS files, "
-          f"feedback and report, {args.workers} workers, in {seconds:.1f} s (target < {CLASS_TARGET:g} s "
-          f"for 300: {'met' if seconds < CLASS_TARGET else 'NOT met'}); load average before "
+          f"feedback and report, {args.workers} workers, in {seconds:.1f} s ("
+          + (f"target < {CLASS_TARGET:g} s: {'met' if seconds < CLASS_TARGET else 'NOT met'}"
+             if args.n >= 300 else f"a check run: the target of {CLASS_TARGET:g} s is for 300")
+          + f"); load average before "
           f"{load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} cores")
 
 

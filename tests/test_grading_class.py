@@ -41,6 +41,8 @@ def roster(tmp_path):
 
 def test_the_roster_is_read_and_its_mistakes_named(tmp_path, roster):
     assert [s.id for s in roster] == ["asmith", "bjones", "cwu", "dlee"]
+    with pytest.raises(ValueError, match="roster .*nowhere.csv: no such file"):
+        read_roster(tmp_path / "nowhere.csv")
     assert (roster[0].name, roster[0].canvas_id, roster[0].moodle_id, roster[0].sis_login_id) == (
         "Alice Smith", "1001", "501", "alice")
     for text, message in [("name,email\nA,a@x\n", "no column id"),
@@ -236,6 +238,9 @@ def test_feedback_pages_are_escaped_sections_and_zips_use_the_download_names(tmp
     with zipfile.ZipFile(bundle) as zf:
         assert zf.namelist() == ["Alice Smith_501_assignsubmission_file_/feedback.html"]
     assert (tmp_path / "submissions" / "asmith" / "feedback.html").read_text() == text
+    bundle = feedback_html.write_all(tmp_path, EXERCISE, [], found)  # a regrade of someone else
+    with zipfile.ZipFile(bundle) as zf:
+        assert zf.read("Alice Smith_501_assignsubmission_file_/feedback.html").decode() == text
 
 
 def test_late_policy_extensions_and_their_mistakes(tmp_path):
@@ -254,6 +259,8 @@ def test_late_policy_extensions_and_their_mistakes(tmp_path):
         (tmp_path / "bad.csv").write_text(text)
         with pytest.raises(ValueError, match=message):
             deadlines.read_extensions(tmp_path / "bad.csv")
+    with pytest.raises(ValueError, match="extensions .*nowhere.csv: no such file"):
+        deadlines.read_extensions(tmp_path / "nowhere.csv")
     with pytest.raises(ValueError, match="not an ISO 8601 time"):
         deadlines.parse_time("Friday")
     with pytest.raises(ValueError, match="percentages from 0 to 100"):
@@ -282,3 +289,64 @@ def test_check_all_reports_every_question_and_missing_cells_are_named(capsys):
     assert student.missing_cells(released, ["q1", "q2"]) == [
         "the cell that creates check (check = Checker(...))", 'the cell check("q1")',
         "the answer cell of q2", 'the cell check("q2")']
+
+
+def test_broken_notebooks_are_flagged_once_and_the_cascade_is_named():
+    from lib.grading import notes
+
+    released = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("check = Checker({})"), nbformat.v4.new_code_cell("import numpy as np\nx = 1"),
+        nbformat.v4.new_code_cell("prior = [0.1, 0.9]"),
+        nbformat.v4.new_code_cell("answer_q1 = 1", metadata={"grading": {"question": "q1"}})])
+    for i, c in enumerate(released.cells):
+        c.id = f"cell-{i + 1}"
+    cells = [dict(c) for c in released.cells[2:]]  # check and import cells deleted
+    cells.append({"cell_type": "code", "id": "x", "source": "def predictive(data)\n    return 1\nlime = 2"})
+    tests = [{"name": "q2", "score": 0, "max_score": 3, "output": "public tests: `predictive([])` raised "
+              "NameError: name 'predictive' is not defined. Hint: average over the bags."},
+             {"name": "q3", "score": 0, "max_score": 1, "output": "`answer_q3` raised NameError: name "
+              "'answer_q3' is not defined"}]
+    events = [{"cell": 3, "question": None, "status": "error", "message": "Traceback\nSyntaxError: expected ':'"},
+              {"cell": 5, "question": None, "status": "error", "message": "NameError: later"}]
+    words, tests = notes.flag(cells, events, tests, released)
+    assert words == ["check cell deleted", "import cell deleted (import numpy as np)",
+                     "cell 3 failed (SyntaxError: expected ':'): answers after it that use its names "
+                     "could not be checked"]
+    assert tests[0]["output"] == "not checked: cell 3 failed, and this answer uses predictive from it"
+    assert tests[1]["output"].startswith("`answer_q3` raised NameError")  # not a name of that cell
+    assert notes.defined_names("import numpy as np\na, b = 1, 2\nclass K:\n    y = 3\nz == 1") == {"np", "a", "K"}
+    assert notes.deleted_cells([{"id": None}], released) == []  # no ids kept: nothing said
+    cells.append({"cell_type": "code", "source": 'check("q1")'})
+    assert notes.without_check_cells([{"cell": 4, "status": "error"}, {"cell": 3}, {"question": "q1"}],
+                                     cells) == [{"cell": 3}, {"question": "q1"}]
+
+
+def test_answers_of_fractions_and_decimals_are_graded_by_value():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from lib.grading.checks import run_test
+
+    good = Fraction(9, 14) * Fraction(3, 12) ** 2 * Fraction(7, 11) ** 2
+    test = ("bool(np.isclose(answer_q1[0] * 14 / 9 * 12**2 * 11**2, np.round(answer_q1[0] * 14 / 9 * "
+            "12**2 * 11**2), rtol=5e-4)) == True", "True", "smoothed estimates")
+    for answer in ([good, Fraction(1, 100)], (good, 0.01), [Decimal(float(good)), Decimal("0.01")]):
+        ns = {"np": __import__("numpy"), "answer_q1": answer}
+        assert run_test(test, ns) == ("passed", f"`{test[0]}` is right"), answer
+        assert ns["answer_q1"] is answer  # the student's variable is left as it was
+    assert run_test(("answer_q2 + 1", "approx(1.5)"), {"answer_q2": Fraction(1, 2)})[0] == "passed"
+    assert run_test(("answer_q3", "['a', 'b']"), {"answer_q3": ["a", "b"]})[0] == "passed"  # not numbers
+    # the import cell deleted, or np rebound: the tests use the grader's numpy
+    for ns in ({"answer_q1": [1, 2]}, {"answer_q1": [1, 2], "np": 5}):
+        assert run_test(("np.shape(answer_q1)", "(2,)"), ns)[0] == "passed"
+        assert ns.get("np", 5) == 5  # the student's namespace unchanged
+
+
+def test_class_options_without_a_roster_or_deadline_are_refused(capsys):
+    from lib.grading.__main__ import main
+
+    assert main(["grade", "--source", "x", "--submissions", "y", "--out", "z", "--deadline", "2026-11-20"]) == 2
+    assert "--deadline need --roster" in capsys.readouterr().err
+    assert main(["grade", "--source", "x", "--submissions", "y", "--out", "z", "--roster", "r.csv",
+                 "--late-penalty", "10"]) == 2
+    assert "--late-penalty and --extensions need --deadline" in capsys.readouterr().err

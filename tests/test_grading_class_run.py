@@ -6,6 +6,7 @@ against what was planted."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,6 +72,9 @@ def graded(tmp_path_factory):
     (tmp / "extensions.csv").write_text("id,days\nc05,3\n")
     plan_m = {i: right for i in range(1, 10)} | {i: notebook(instructor, Q3_TOO_FEW) for i in (10, 11, 12)}
     plan_m[13] = notebook(instructor, {**Q1_UNNORMALISED, **Q3_TOO_FEW})
+    no_check = nbformat.reads(right, as_version=4)
+    no_check.cells = [c for c in no_check.cells if "check = Checker(" not in c.source]
+    plan_m[9] = nbformat.writes(no_check)  # right answers, the check cell deleted
     for i, text in plan_m.items():
         folder = moodle / f"Student{'M'}{i:02d} Test_{3000 + i}_assignsubmission_file_"
         folder.mkdir(parents=True)
@@ -121,8 +125,10 @@ def test_every_row_of_the_canvas_class(graded):
     for sid in ("c09", "c10", "c11"):
         assert got[sid]["q1"] == "0" and got[sid]["total"] == str(TOTAL - FULL["q1"]), got[sid]
     assert got["c12"]["q2"] == "0" and got["c12"]["q1"] == str(FULL["q1"])
-    assert "SyntaxError" in got["c12"]["note"] + json.dumps(
-        json.loads((graded["canvas"]["out"] / "submissions" / "c12" / "results.json").read_text()))
+    assert re.fullmatch(r"cell \d+ failed \(SyntaxError: .*\): answers after it that use its names could "
+                        r"not be checked", got["c12"]["note"]), got["c12"]
+    q3 = json.loads((graded["canvas"]["out"] / "submissions" / "c12" / "results.json").read_text())["tests"][2]
+    assert q3["score"] == FULL["q3"], q3  # the cascade stops at the cell's own names
     for sid, note in (("c13", "teststudentc13_2013_7013_answers.txt is not a notebook"),
                       ("c14", "two notebooks in one submission"), ("c16", "no submission")):
         assert got[sid]["note"].startswith(note), got[sid]
@@ -164,6 +170,7 @@ def test_every_row_of_the_moodle_class_and_its_files(graded):
     got = rows(out)
     assert sorted(got) == [f"m{i:02d}" for i in range(1, 17)]
     assert all(got[f"m{i:02d}"]["total"] == str(TOTAL) for i in range(1, 10))
+    assert got["m09"]["note"] == "check cell deleted" and got["m01"]["note"] == ""
     assert all(got[f"m{i}"]["q3"] == "0" and got[f"m{i}"]["total"] == str(TOTAL - FULL["q3"]) for i in (10, 11, 12))
     assert got["m13"]["total"] == str(TOTAL - FULL["q1"] - FULL["q3"])
     for sid, note in (("m14", "two notebooks in one folder"), ("m15", "StudentM15 Test_3015_assignsubmission_file_/work.zip"

@@ -62,6 +62,12 @@ def main(argv=None):
             from .deadlines import Policy, parse_time, read_extensions
             from .grade import grade
 
+            needs = [f"--{n.replace('_', '-')}" for n in ("layout", "canvas_assignment", "deadline", "extensions")
+                     if getattr(args, n)]
+            if needs and not args.roster:
+                raise ValueError(f"{', '.join(needs)} need --roster (the class's CSV of students)")
+            if (args.late_penalty or args.extensions) and not args.deadline:
+                raise ValueError("--late-penalty and --extensions need --deadline")
             policy = Policy(parse_time(args.deadline) if args.deadline else None, args.late_penalty,
                             args.late_cap, read_extensions(args.extensions) if args.extensions else {})
 

@@ -28,6 +28,8 @@ def parse_time(text):
 def read_extensions(path):
     """``{student id: extra days}`` of an extensions CSV (columns ``id``, ``days``)."""
     path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"extensions {path}: no such file")
     with open(path, encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
         if not {"id", "days"} <= set(reader.fieldnames or []):

@@ -67,23 +67,24 @@ def upload_name(layout, entry):
 
 
 def write_all(out, exercise, results, collected):
-    """Write every feedback page and the bulk-upload zip; returns the zip's path."""
+    """Write the feedback pages of ``results``, then the bulk-upload zip of every roster
+    student's page in ``out`` (after a regrade of one, the others' pages are reused);
+    returns the zip's path."""
     out = Path(out)
     names = {s.id: s.name for s in collected.students}
-    entries = {s.id: s.entry for s in collected.submissions}
+    for r in results:
+        if not r.get("missing"):
+            folder = out / "submissions" / r["id"]
+            folder.mkdir(parents=True, exist_ok=True)
+            gradebook.atomic_write(folder / "feedback.html", page(r, exercise, names.get(r["id"], "")))
     zip_name = {"moodle": "feedback_moodle.zip", "canvas": "feedback_canvas.zip"}.get(
         collected.layout, "feedback.zip")
     tmp = out / f".{zip_name}.tmp"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        for r in results:
-            if r.get("missing"):
-                continue
-            text = page(r, exercise, names.get(r["id"], ""))
-            folder = out / "submissions" / r["id"]
-            folder.mkdir(parents=True, exist_ok=True)
-            gradebook.atomic_write(folder / "feedback.html", text)
-            name = upload_name(collected.layout, entries.get(r["id"], ""))
-            if r["id"] in names:
-                zf.writestr(name or f"{r['id']}/feedback.html", text)
+        for sub in sorted(collected.submissions, key=lambda s: s.id):
+            html_page = out / "submissions" / sub.id / "feedback.html"
+            if sub.id in names and html_page.exists():
+                name = upload_name(collected.layout, sub.entry) or f"{sub.id}/feedback.html"
+                zf.writestr(name, html_page.read_text(encoding="utf-8"))
     tmp.replace(out / zip_name)
     return out / zip_name

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import gradebook
+from . import gradebook, notes
 from .checks import cut, expected_value, hidden_summary, judge
 from .intake import Submission, find_submissions, read_notebook
 from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, Sandbox
@@ -154,12 +154,18 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
         payload = notebook_payload(data, path, exercise)
         events, note = sandbox.run(_job(exercise, opts), payload, "submission.ipynb",
                                    extras, opts["timeout"])
+        cells = json.loads(payload)["cells"]
+        events = notes.without_check_cells(events, cells)
         note = note or next((e["fatal"] for e in events if "fatal" in e), "")
         loose = [f"cell {e['cell']}: {e.get('status')}, {e.get('message')}" for e in events
                  if "cell" in e and not (isinstance(e.get("question"), str)
                                          and e["question"] in exercise.questions)]
         note = "; ".join([note] * bool(note) + loose)[:1000]
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
+        words, tests = notes.flag(cells, events, tests, _released(exercise))
+        failed = notes.first_failed(events)  # said once, in words: not again as a loose cell
+        note = "; ".join(words + [p for p in note.split("; ") if p and not (
+            failed and p.startswith(f"cell {failed['cell']}: error,"))])[:1000]
     except Exception as exc:  # noqa: BLE001 - no submission is ever dropped
         note = str(exc) if isinstance(exc, ValueError) else f"grader error: {type(exc).__name__}: {exc}"
         graded = False  # nothing ran: blank in the gradebook, never a zero
@@ -173,6 +179,17 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
     return {"id": sub.id, "submission": sub.id, "path": gradebook.clean(path),
             "score": sum(t["score"] for t in tests), "output": _shown(note, hidden), "graded": graded,
             "execution_time": round(time.monotonic() - start, 2), "tests": tests}
+
+
+_RELEASED = {}
+
+
+def _released(exercise):
+    """The student notebook of ``exercise`` (cached): which cells a submission deleted."""
+    key = hashlib.sha256(nbformat.writes(exercise.notebook).encode()).hexdigest()
+    if key not in _RELEASED:
+        _RELEASED[key] = release(exercise)
+    return _RELEASED[key]
 
 
 def _shown(text, hidden):

@@ -59,6 +59,8 @@ def read_roster(path):
     """The students of the roster CSV ``path``, in its order; ``ValueError`` naming the
     problem (a missing column, an empty or repeated id, an LMS id given to two students)."""
     path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"roster {path}: no such file")
     with open(path, encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
         header = [h.strip() for h in reader.fieldnames or []]
