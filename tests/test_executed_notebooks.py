@@ -62,7 +62,9 @@ def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
     Colab-like venv, outside any checkout), no outputs, and every MyST role replaced by
     the text the page shows for it."""
     html = Path(BUILD) / "html" / f"{page}.html"
-    [link] = set(re.findall(r'<a href="([^"]+)"[^>]*title="Download notebook file"', html.read_text()))
+    # the download menu's .ipynb: a chapter's "notebook file" (its source file is the .md), an
+    # exercise's "source file"; the launch links (Colab's ends in .ipynb too) are elsewhere
+    [link] = set(re.findall(r'<a href="([^"]*_sources/[^"]+\.ipynb)"[^>]*title="Download ', html.read_text()))
     download = (html.parent / link).resolve()
     assert download.is_relative_to((Path(BUILD) / "html").resolve()) and download.is_file(), link
     source = source_path(page)
