@@ -1,11 +1,10 @@
 """Sphinx extension of the course website: a page read from the execution cache is
-written to ``jupyter_execute/`` (and so to the site's ``.ipynb`` download) with its
-outputs.
+written to ``jupyter_execute/`` with its outputs (``_ext/downloads.py`` makes the
+site's ``.ipynb`` download).
 
 myst-nb 1.x, on a cache hit, renders the page from a merged copy of the notebook, but
-writes the notebook it read, without outputs, to ``jupyter_execute/``. The page's
-download button then offers a notebook with no outputs, and the read-back of
-``make nbval`` finds nothing executed. ``make book`` stores every notebook in the cache
+writes the notebook it read, without outputs, to ``jupyter_execute/``: the read-back of
+``make nbval`` would find nothing executed. ``make book`` stores every notebook in the cache
 before Sphinx runs (``tools/execute_book.py``), so every page of a build takes that path.
 
 Once every page is read (Sphinx's ``env-updated`` event, before any page is written and

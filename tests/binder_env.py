@@ -1,10 +1,11 @@
 """The environments the launch buttons give a reader, rebuilt offline for the tests.
 
-* ``binder_python()``: a fresh venv made from ``binder/requirements.txt`` alone, as
-  repo2docker does (``pip install -r binder/requirements.txt`` from the repository root);
+* ``binder_python()``: a fresh venv made from ``binder/requirements.txt``, as repo2docker
+  does (``pip install -r binder/requirements.txt`` from the repository root), plus nbval;
 * ``colab_python()``: a venv with what Colab has preinstalled (its old ipykernel,
   jupyter_client, ipywidgets, IPython and classic notebook, numpy, scipy, matplotlib,
-  pandas), without the course: the notebook's own set-up cell must install it;
+  pandas), plus nbval, without the course: the notebook's own set-up cell must install it;
+* ``execute()``: a notebook run by ``pytest --nbval-lax`` in one of those venvs;
 * ``launch_tree()``: the `notebooks` branch the buttons open (tools/export_notebooks.py);
 * ``publish()`` / ``published_clone()``: that tree published with tools/publish_notebooks.sh
   (the workflow's own script) into a local bare repository, and a reader's clone of it;
@@ -20,6 +21,7 @@ import fcntl
 import hashlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import venv
@@ -27,6 +29,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import nbformat
+import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,14 +76,15 @@ def _venv(where, key, install):
 
 
 def binder_python():
+    install = ["-r", "binder/requirements.txt", NBVAL]
     key = hashlib.sha256(b"".join(p.read_bytes() for p in sorted((ROOT / "binder").iterdir()))
-                         + (ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    return _venv(ENV, key, ["-r", "binder/requirements.txt"])
+                         + (ROOT / "pyproject.toml").read_bytes() + " ".join(install).encode()).hexdigest()
+    return _venv(ENV, key, install)
 
 
 def colab_python():
     """The Colab-like venv, with the course library uninstalled (each call)."""
-    python = _venv(COLAB_ENV, " ".join(COLAB), COLAB)
+    python = _venv(COLAB_ENV, " ".join([*COLAB, NBVAL]), [*COLAB, NBVAL])
     subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "bayes-course-lib"],
                    capture_output=True, check=False)
     return python
@@ -179,42 +183,41 @@ def named_notebook(route, url):
     return path.split("/", 1)[1] if route == "JupyterHub" else path  # the hub's names the clone folder
 
 
-# Replies are read in polls of at most a second (lib/grading/polls.py's client, loaded by
-# path: the course library is not importable in this process). Without it, now and then
-# (about one notebook in 40 here) a `widgets.interact` cell waited out its whole timeout:
-# pyzmq's asyncio poll missed the wake-up of the reply. If a cell still times out (240 s, far more
-# than any cell here takes), the notebook runs once more in a fresh kernel and the retry is
-# printed.
-POLLS = ROOT / "lib" / "grading" / "polls.py"
-EXECUTE = """
-import importlib.util, sys, nbformat
-from nbclient.exceptions import CellTimeoutError
-spec = importlib.util.spec_from_file_location("polls", sys.argv[3])
-polls = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(polls)
-path = sys.argv[1]
-for attempt in (1, 2):
-    nb = nbformat.read(path, as_version=4)
-    try:
-        polls.SlicedNotebookClient(nb, kernel_name="python3", timeout=240,
-                                   resources={"metadata": {"path": sys.argv[2]}}).execute()
-        break
-    except CellTimeoutError as error:
-        if attempt == 2:
-            raise
-        print("retried after a cell timeout:", str(error).splitlines()[0])
-errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-assert not errors, errors
-print("executed", sum(c.cell_type == "code" for c in nb.cells), "code cells")
-"""
+# The notebooks are executed as tests by pytest's nbval plugin, as the course's
+# specification names it, run with the venv's own python (nbval installed there, in the
+# version the test extra of pyproject.toml names): `--nbval-lax` runs every code cell in
+# order in one fresh kernel of that venv (`--nbval-current-env`), started in the
+# notebook's folder; a cell that raises fails, outputs are not compared. Each cell is one
+# nbval test, so the report names the failing cell with its traceback. `-c /dev/null`:
+# no pytest configuration of a checkout around the notebook applies.
+# nbval's kernel client is jupyter_client's blocking one (no asyncio poll, the one that
+# now and then missed a reply under nbclient: lib/grading/polls.py); a cell that hangs
+# fails after 240 s, far more than any cell here takes.
+NBVAL = next(d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+             if d.startswith("nbval"))
 
 
 def execute(python, notebook, **env):
-    """Run ``notebook`` top to bottom in a fresh kernel of ``python``; the finished process."""
-    return subprocess.run([str(python), "-c", EXECUTE, str(notebook), str(Path(notebook).parent), str(POLLS)],
-                          cwd=Path(notebook).parent, capture_output=True, text=True,
+    """Run ``notebook`` top to bottom with ``pytest --nbval-lax`` in ``python``'s venv;
+    the finished process (its stdout: pytest's report)."""
+    notebook = Path(notebook)
+    return subprocess.run([str(python), "-m", "pytest", "--nbval-lax", "--nbval-current-env",
+                           "--nbval-cell-timeout=240", "-c", os.devnull, "--rootdir", str(notebook.parent),
+                           "-p", "no:cacheprovider", "-q", "--tb=short", "--color=no", notebook.name],
+                          cwd=notebook.parent, capture_output=True, text=True,
                           env={**os.environ, "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
                                **env})
+
+
+def nbval_failure(result, notebook):
+    """``None`` when nbval ran every code cell of ``notebook`` and none failed, else what
+    went wrong (nbval's report, the failing cell and its traceback first)."""
+    cells = sum(c.cell_type == "code" for c in nbformat.read(notebook, as_version=4).cells)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    if result.returncode == 0 and re.fullmatch(rf"{cells} passed(, \d+ warnings?)? in .*", summary):
+        return None
+    report = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout[-6000:] + result.stderr[-2000:])  # the tracebacks' colours
+    return f"nbval: {summary or 'no report'} ({cells} code cells)\n{report}"
 
 
 # What a route runs of a notebook when the book build's execution stands for the rest

@@ -128,9 +128,11 @@ TRANSPORT_CELL = ("from ipykernel.kernelapp import IPKernelApp\n"
 
 def test_pre_execution_fills_the_cache_that_the_strict_build_reads(tmp_path):
     """make book: tools/execute_book.py executes the notebooks, then the build uses their
-    outputs without executing anything again; the executed notebook it writes (and the
-    site's .ipynb download) has the outputs too (_ext/cached_outputs.py). Also the control
-    of the failing-cell test above: the same mini-book with a passing cell builds strictly."""
+    outputs without executing anything again; the executed notebook it writes has the
+    outputs too (_ext/cached_outputs.py), while the page's .ipynb download is the student
+    notebook (_ext/downloads.py): the set-up cell, then the page's code, no outputs. Also
+    the control of the failing-cell test above: the same mini-book with a passing cell
+    builds strictly."""
     book = mini_book(tmp_path, TRANSPORT_CELL)
     ran = execute_book(book, book / "chapters" / "99_test.md")
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -139,11 +141,14 @@ def test_pre_execution_fills_the_cache_that_the_strict_build_reads(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "Executing notebook" not in result.stdout + result.stderr
     assert "transport ipc value 42" in (book / "_build/html/chapters/99_test.html").read_text()
-    for executed in [book / "_build/jupyter_execute/chapters/99_test.ipynb",
-                     book / "_build/html/_sources/chapters/99_test.ipynb"]:
-        cell = [c for c in nbformat.read(executed, as_version=4).cells if c.cell_type == "code"][-1]
-        assert cell.execution_count == 1, executed
-        assert "transport ipc value 42" in cell.outputs[0]["text"], executed
+    executed = book / "_build/jupyter_execute/chapters/99_test.ipynb"
+    cell = [c for c in nbformat.read(executed, as_version=4).cells if c.cell_type == "code"][-1]
+    assert cell.execution_count == 1 and "transport ipc value 42" in cell.outputs[0]["text"]
+    page = book / "_build/html/chapters/99_test.html"
+    [link] = re.findall(r'<a href="([^"]+)"[^>]*title="Download notebook file"', page.read_text())
+    download = [c for c in nbformat.read(page.parent / link, as_version=4).cells if c.cell_type == "code"]
+    assert [c.id for c in download][0] == "course-setup" and download[-1].source == TRANSPORT_CELL
+    assert len(download) == 2 and not any(c.outputs for c in download)
     again = execute_book(book, book / "chapters" / "99_test.md")
     assert "0 of 1 notebooks to execute" in again.stdout, "a cached notebook is not run again"
 

@@ -3,16 +3,22 @@ executed are read back (tools/check_executed.py), not executed again. Every page
 table of contents must have been executed top to bottom from its current code, with no
 error in any output. The exported copies the launch buttons open are executed by
 tests/test_launch.py (the Binder-like venv run is their notebook test)."""
-import json
+import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from check_executed import check, problems, source_code, source_path, toc_pages  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("export_notebooks", ROOT / "tools" / "export_notebooks.py")
+export_notebooks = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(export_notebooks)
 
 BUILD = os.environ.get("BOOK_BUILD")
 
@@ -48,14 +54,34 @@ def test_every_notebook_was_executed_by_the_book_build(page):
 
 @pytest.mark.skipif(not BUILD, reason="BOOK_BUILD is not set: `make nbval` (part of `make test`) runs this after `make book`")
 @pytest.mark.parametrize("page", toc_pages())
-def test_the_sites_ipynb_download_is_the_executed_notebook(page):
-    """The page's download button serves html/_sources/<page>.ipynb. For a chapter (MyST
-    source) that is the executed notebook, outputs included, also when the build read the
-    page from the execution cache; for an exercise it is the released notebook itself."""
-    download = Path(BUILD) / "html" / "_sources" / f"{page}.ipynb"
+def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
+    """The .ipynb that the page's download menu links. For an exercise, the released
+    notebook itself. For a chapter (MyST source), the student notebook of _ext/downloads.py:
+    the set-up cell first, then exactly the code cells of the launch branch's copy of the
+    chapter (the Colab route of tests/test_launch.py runs that copy top to bottom in the
+    Colab-like venv, outside any checkout), no outputs, and every MyST role replaced by
+    the text the page shows for it."""
+    html = Path(BUILD) / "html" / f"{page}.html"
+    # the download menu's .ipynb: a chapter's "notebook file" (its source file is the .md), an
+    # exercise's "source file"; the launch links (Colab's ends in .ipynb too) are elsewhere
+    [link] = set(re.findall(r'<a href="([^"]*_sources/[^"]+\.ipynb)"[^>]*title="Download ', html.read_text()))
+    download = (html.parent / link).resolve()
+    assert download.is_relative_to((Path(BUILD) / "html").resolve()) and download.is_file(), link
     source = source_path(page)
     if source.suffix == ".ipynb":
         assert download.read_bytes() == source.read_bytes()
         return
-    assert download.read_bytes() == (Path(BUILD) / "jupyter_execute" / f"{page}.ipynb").read_bytes()
-    assert problems(source_code(source), json.loads(download.read_text())) == []
+    nb = nbformat.read(download, as_version=4)
+    launch = export_notebooks.export(source, tmp_path, export_notebooks.Readable())
+    code = [c.source for c in nbformat.read(launch, as_version=4).cells if c.cell_type == "code"]
+    assert nb.cells[0].id == "course-setup" and nb.cells[0].source == code[0]
+    assert f"git+{export_notebooks.CONFIG['repository']['url']}@" in code[0]
+    assert [c.source for c in nb.cells if c.cell_type == "code"] == code
+    assert not any(c.get("outputs") for c in nb.cells), "a download with the build's outputs"
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert not re.findall(r"\{[\w:]+\}`[^`]*`", markdown)
+    # the numbers of figures, tables and equations, as the page shows them
+    numbers = set(re.findall(r'<span class="std std-numref">([^<]+)</span>|href="#equation-[^"]+">(\([\d.]+\))</a>',
+                             html.read_text()))
+    for text in {a or b for a, b in numbers}:
+        assert text in markdown, f"{page}: the page shows {text!r}, the download does not"

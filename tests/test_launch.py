@@ -23,7 +23,9 @@ differs from the book build's in what it runs:
   fresh kernel. (The JupyterLab session of tests/browser/ also runs the interactive
   figures in this venv.)
 
-Any error fails the test.
+Each notebook runs as a test of pytest's nbval plugin (``pytest --nbval-lax``, with the
+venv's python, tests/binder_env.execute): any error fails the test, and the report names
+the failing cell.
 """
 import re
 import shutil
@@ -33,7 +35,17 @@ import sys
 import nbformat
 import pytest
 import tomllib
-from binder_env import COLAB, ROOT, binder_python, binder_runs, colab_python, execute, freeze, published_clone
+from binder_env import (
+    COLAB,
+    ROOT,
+    binder_python,
+    binder_runs,
+    colab_python,
+    execute,
+    freeze,
+    nbval_failure,
+    published_clone,
+)
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
@@ -138,26 +150,27 @@ def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(binder):
 
 @pytest.fixture(scope="module")
 def binder_results(tree, binder):
-    """``{notebook: the finished process of the Binder run that stands for it}``: each run
-    (tests/binder_env.binder_runs) executed once, beside the first notebook it stands for."""
+    """``{notebook: None, or what failed in the Binder run that stands for it}``: each run
+    (tests/binder_env.binder_runs) executed once by nbval, beside the first notebook it
+    stands for."""
     python, env = binder
     results = {}
     for nb, notebooks in binder_runs([tree / n for n in NOTEBOOKS]):
-        path = notebooks[0].with_name(f".binder-{notebooks[0].name}")  # same folder, same paths
+        path = notebooks[0].with_name(f"binder-{notebooks[0].name}")  # same folder, same paths
         nbformat.write(nb, path)
         try:
-            result = execute(python, path, **env)
+            failure = nbval_failure(execute(python, path, **env), path)
         finally:
             path.unlink()
-        results.update(dict.fromkeys(notebooks, result))
+        results.update(dict.fromkeys(notebooks, failure))
     return results
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_notebook_runs_in_the_binder_environment(tree, binder_results, notebook):
-    result = binder_results[tree / notebook]
-    assert result.returncode == 0, f"{notebook} failed on Binder:\n{result.stderr[-4000:]}"
+    failure = binder_results[tree / notebook]
+    assert failure is None, f"{notebook} failed on Binder:\n{failure}"
 
 
 @pytest.mark.slow
@@ -166,8 +179,9 @@ def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook,
     python, _ = colab
     content = tmp_path / "content"  # Colab opens a notebook alone, outside any checkout
     shutil.copytree((tree / notebook).parent, content)
-    result = execute(python, content / (tree / notebook).name, BAYES_COURSE_REPO=str(tree))
-    assert result.returncode == 0, f"{notebook} failed on Colab:\n{result.stderr[-4000:]}"
+    path = content / (tree / notebook).name
+    failure = nbval_failure(execute(python, path, BAYES_COURSE_REPO=str(tree)), path)
+    assert failure is None, f"{notebook} failed on Colab:\n{failure}"
 
 
 @pytest.mark.slow
@@ -180,3 +194,22 @@ def test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing(colab)
     for pin in COLAB:  # Colab's versions are the ones the kernel ran with
         name, version = pin.split("==")
         assert after[name.lower().replace("_", "-")] == version
+
+
+@pytest.mark.slow
+def test_nbval_runs_every_cell_and_names_the_one_that_fails(tmp_path):
+    """The launch routes' harness (tests/binder_env.execute, here with this venv's python):
+    a notebook passes only when nbval ran each of its code cells without error; a failure
+    names the cell and its traceback."""
+    def notebook(name, *cells):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells], metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        nbformat.write(nb, tmp_path / name)
+        return tmp_path / name
+
+    good = notebook("good.ipynb", "import os\nhere = os.getcwd()", f"assert here == {str(tmp_path)!r}")
+    assert nbval_failure(execute(sys.executable, good), good) is None
+    bad = notebook("bad.ipynb", "x = 1", "x / 0", "y = 2")
+    failure = nbval_failure(execute(sys.executable, bad), bad)
+    assert failure.startswith("nbval: 1 failed, 2 passed")
+    assert "bad.ipynb::Cell 1" in failure and "ZeroDivisionError" in failure and "\x1b[" not in failure

@@ -99,16 +99,6 @@ def test_the_book_pre_executors_kernels_are_read_in_slices(counted, tmp_path, mo
     assert counted and set(counted) == {polls.SlicedChannel}
 
 
-def test_the_launch_route_harness_loads_it_by_path():
-    """tests/binder_env.py's EXECUTE (run in the Colab-like and Binder-like venvs, where the
-    course library is not importable) loads this file by path and runs its client; every
-    launch-route test runs it there."""
-    from binder_env import EXECUTE, POLLS
-
-    assert POLLS == ROOT / "lib" / "grading" / "polls.py"
-    assert "polls.SlicedNotebookClient(" in EXECUTE and "NotebookClient(" not in EXECUTE.replace("polls.SlicedNotebookClient(", "")
-
-
 def test_no_kernel_client_of_the_course_is_unsliced():
     """Every nbclient client the course makes is the sliced one."""
     files = [*ROOT.glob("lib/**/*.py"), *ROOT.glob("tools/*.py"), *ROOT.glob("tests/**/*.py"),

@@ -162,7 +162,7 @@ def test_the_set_up_cell_installs_from_the_configured_repository(tmp_path):
         release_all(fork / "exercises", tmp_path / "out")
 
 
-def run_set_up_cell(folder, env=None):
+def run_set_up_cell(folder, source=SOURCE):
     """The set-up cell run by a python without site-packages (no course library) in
     ``folder``, its pip replaced by a stand-in that installs a course library (a package
     ``lib`` with ``bayes.py``) into a folder of its own on the path; the finished process."""
@@ -176,9 +176,9 @@ def pip(command, check):
     sys.path.append(package.rsplit("/", 1)[0])
 subprocess.run = pip
 '''
-    code = fake_pip + SOURCE + "\nimport lib.bayes\nprint('course library:', lib.__file__)"
+    code = fake_pip + source + "\nimport lib.bayes\nprint('course library:', lib.__file__)"
     return subprocess.run([sys.executable, "-S", "-c", code], cwd=folder, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", **(env or {})})
+                          env={"PATH": "/usr/bin:/bin"})
 
 
 def test_an_empty_lib_folder_beside_the_notebook_is_not_the_course_library(tmp_path):
@@ -188,6 +188,14 @@ def test_an_empty_lib_folder_beside_the_notebook_is_not_the_course_library(tmp_p
     out = result.stdout.splitlines()
     assert out[0] == f"pip: git+{CONFIG['repository']['url']}@{BRANCH}"
     assert out[-1] == f"course library: {tmp_path / 'installed' / 'lib' / '__init__.py'}"
+
+
+def test_a_notebook_written_outside_a_course_names_the_missing_repository(tmp_path):
+    (tmp_path / "content").mkdir()
+    assert setup_cell.course_repository(tmp_path) is None
+    result = run_set_up_cell(tmp_path / "content", setup_cell.source(None))
+    assert result.returncode == 1 and "pip:" not in result.stdout
+    assert "names no repository to install it from" in result.stderr
 
 
 def test_the_course_library_found_is_not_installed_again(tmp_path):

@@ -94,11 +94,20 @@ class Readable:
             return f"the section *{self.titles[label]}*{where}" if where else f"the chapter *{self.titles[label]}*"
         return f"the {kind} in the chapter *{chapter}*" if chapter else f"the {kind} `{label}`"
 
-    def markdown(self, source, local):
+    def markdown(self, source, local, shown=None):
+        """``source`` with what jupyterlab-myst cannot resolve as text; with ``shown`` (``{label:
+        (text, number)}``: what the built page shows for each reference, see
+        ``_ext/downloads.py``) every reference becomes that text, inside the notebook too."""
         def role(m):
             if m[1].startswith("cite"):
                 inside_parens = m.string[m.start() - 1:m.start()] == "(" and m.string[m.end():m.end() + 1] == ")"
                 return self.cite(m[2])[1:-1] if inside_parens else self.cite(m[2])
+            if shown is not None:
+                text, label = (re.fullmatch(r"(.*?)\s*<([^>]+)>", m[2]) or re.fullmatch(r"()(.*)", m[2])).groups()
+                if label not in shown:
+                    raise KeyError(f"{{{m[1]}}}`{m[2]}`: the build has no label {label!r}")
+                default, number = shown[label]
+                return text.replace("%s", number or "") if text else default
             return self.reference(m[1], m[2], local) or m[0]
 
         source = ROLE.sub(role, source)
@@ -108,7 +117,7 @@ class Readable:
             source = pattern.sub(lambda _, value=value: value, source)
         return source
 
-    def notebook(self, nb):
+    def notebook(self, nb, shown=None):
         text = "\n".join(c.source for c in nb.cells)
         bare = ROLE.sub("", text)
         local = {label for label in set(re.findall(r"[\w.:-]+", bare))
@@ -117,7 +126,7 @@ class Readable:
         nb.cells = [c for c in nb.cells if not (c.cell_type == "markdown" and "\\newcommand" in c.source)]
         for cell in nb.cells:
             if cell.cell_type == "markdown":
-                cell.source = self.markdown(cell.source, local)
+                cell.source = self.markdown(cell.source, local, shown)
         collapse_solutions(nb)
         return nb
 
@@ -198,12 +207,13 @@ def collapse_solutions(nb):
     return nb
 
 
-def export(page, out_dir, readable=None):
-    """``chapters/NN_topic.md`` -> ``out_dir/NN_topic.ipynb`` with the set-up cell, no outputs."""
+def export(page, out_dir, readable=None, shown=None):
+    """``chapters/NN_topic.md`` -> ``out_dir/NN_topic.ipynb`` with the set-up cell, no outputs
+    (with ``shown``: the site's download, see :meth:`Readable.markdown`)."""
     nb = jupytext.read(page)
     nb.metadata.pop("jupytext", None)
     if readable is not None:
-        readable.notebook(nb)
+        readable.notebook(nb, shown)
     add_setup(nb)
     target = Path(out_dir) / f"{page.stem}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
