@@ -18,6 +18,7 @@ one written for that misconception: ``hint`` is part of its text). The corpus is
 """
 import contextlib
 import io
+import re
 import warnings
 from fractions import Fraction
 from pathlib import Path
@@ -28,8 +29,8 @@ import yaml
 from test_mutation import SETS as ALL_SETS
 from test_mutation import caught, first_failure, solved
 
-from lib.grading.checks import expected_value
-from lib.grading.source import BEGIN_QUESTION, PUBLIC_TESTS, read_source
+from lib.grading.checks import Checker, expected_value
+from lib.grading.source import BEGIN_QUESTION, END_QUESTION, PUBLIC_TESTS, read_source
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "wrong_answers"
@@ -196,3 +197,68 @@ def public_tests_without_rationale(name):
 def test_value_questions_say_why_public_tests_do_not_give_the_answer(name):
     missing = public_tests_without_rationale(name)
     assert not missing, f"{name}: public tests without a '# why:' line above: {missing}"
+
+
+# --- multiple choice that teaches ---------------------------------------------------
+
+def multiple_choice(name):
+    """{question: (key, {option: its text in the markdown})} of the set's multiple choice."""
+    questions, namespace, answers, choices = solved(name)
+    text = (ROOT / "exercises" / name / f"{name}.md").read_text()
+    out = {}
+    for q, options in choices.items():
+        block = text[text.index(f"\nname: {q}\n"):]
+        block = block[:block.index(END_QUESTION)]
+        texts = dict(re.findall(r"^- \*\*(\w+)\*\* (.*)$", block, re.M))
+        assert sorted(texts) == sorted(options), f"{name} {q}: options {sorted(texts)} in the text"
+        out[q] = (str(namespace[answers[q][0][1]]), texts)
+    return out
+
+
+def restates(hint, key, key_text):
+    return any(s in hint for s in (f"option {key}", f"({key})", f'"{key}"', f"**{key}**", key_text))
+
+
+@pytest.mark.parametrize("name", ALL_SETS)
+def test_every_wrong_option_shows_its_own_hint_first(name):
+    """A wrong option fails a hidden test of its own whose hint (``option b: why b is
+    tempting and wrong``) is the first the student reads after grading; no hint of the
+    question restates the key."""
+    questions, namespace, answers, _ = solved(name)
+    for q, (key, texts) in multiple_choice(name).items():
+        question, target = questions[q], answers[q][0][1]
+        for option in texts:
+            hint = first_hint(question, first_failure(question, {**namespace, target: option}))
+            if option == key:
+                assert hint is None, f"{name} {q}: the key fails {hint!r}"
+            else:
+                assert hint and hint.startswith(f"option {option}: "), f"{name} {q} {option}: {hint!r}"
+        for t in question.tests:
+            assert not restates(t.hint or "", key, texts[key]), f"{name} {q}: {t.hint!r} restates the key"
+
+
+@pytest.mark.parametrize("name", ALL_SETS)
+def test_options_give_nothing_away_by_their_numbers(name):
+    """The key is not the only option sharing its numbers with the most other options
+    (set 02 q5's key was the one option sharing a number with two others)."""
+    for q, (key, texts) in multiple_choice(name).items():
+        numbers = {o: set(re.findall(r"\d+(?:\.\d+)?", t)) for o, t in texts.items()}
+        shared = {o: sum(bool(numbers[o] & numbers[p]) for p in texts if p != o) for o in texts}
+        best = max(shared.values())
+        assert not (best and shared[key] == best and list(shared.values()).count(best) == 1), \
+            f"{name} {q}: only the key {key!r} shares numbers with {best} other options"
+
+
+def test_restates_and_shared_numbers_are_found():
+    assert restates("so option c is right", "c", "They agree") and restates("They agree more", "c", "They agree")
+    assert not restates("option a: the data overwhelm any prior", "d", "stays at zero")
+
+
+def test_check_says_only_that_a_valid_option_was_given(capsys):
+    spec = {"exercise": "x", "questions": {"q4": {"points": 1, "choices": ["a", "b"], "tests": [
+        ['(str(answer).strip().lower() in ["a", "b"]) == True', "True", "one letter"]]}}}
+    exec('check("q4")', {"check": Checker(spec), "answer": "b"})
+    out = capsys.readouterr().out
+    assert out == "q4: a valid option, one of a, b; it is graded after you submit.\n"
+    exec('check("q4")', {"check": Checker({**spec, "public_only": False}), "answer": "b"})
+    assert "all 1 tests (public and hidden) passed" in capsys.readouterr().out  # instructor edition
