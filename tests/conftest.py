@@ -27,6 +27,7 @@ SLOW_FILES = {
     "test_exercises.py",           # grades every exercise set in fresh kernels
     "test_grading_sandbox.py",     # bubblewrap sandboxes, a Debian-Python venv, kernels
     "test_grading_autograder.py",  # the Gradescope package graded in kernels
+    "test_min_deps.py",            # a venv of the lowest allowed versions: lib tests, chapters, grader
 }
 
 # Single tests (file -> test function names) in otherwise fast files.
