@@ -25,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # source again; with the cache, the first import writes it and the others read it.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install book publish prepare notebooks launch-tree test site lint unit slow nbval browser browser-lab browser-site browser-assets chapter serve clean bench
+.PHONY: help install book publish prepare notebooks launch-tree test site lint unit slow min-deps nbval browser browser-lab browser-site browser-assets chapter serve clean bench
 
 help:
 	@echo "make book     build the website into _build/html (EDITION=instructor: into _build/instructor/_build/html)"
@@ -35,6 +35,7 @@ help:
 	@echo "make test     everything: lint, then side by side: unit | slow | browser-lab | strict book build -> read back -> browser-site"
 	@echo "make slow     kernels, venvs (launch routes), JupyterHub, grading sandboxes, mini-books (-n auto)"
 	@echo "make browser  Chromium: browser-site (the built site, -n BROWSER_WORKERS=3) and browser-lab (JupyterLab session)"
+	@echo "make min-deps the lowest allowed versions, in their own venv (lib tests, chapters, grader)"
 	@echo "make nbval    read back the notebooks the book build executed"
 	@echo "make chapter CH=01_bayesian_learning   strict build + nbval of one chapter"
 	@echo "make bench    benchmarks against the peers -> benchmarks/results.md"
@@ -98,6 +99,10 @@ slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
 	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py \
 	  --ignore=tests/test_display_precision.py tests --durations=15
+
+# The lowest versions pyproject.toml allows, in their own venv (part of `slow`; CONTRIBUTING.md)
+min-deps: $(STAMP)
+	MIN_DEPS_UNIT=$(MIN_DEPS_UNIT) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_min_deps.py
 
 # Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
 browser-assets:

@@ -1,0 +1,111 @@
+"""The lowest versions pyproject.toml allows are the ones tested (scikit-learn's min-dependencies job).
+
+A venv (``_build/min-deps-venv``, made again only when pyproject.toml changes) holds the
+course library (editable) and, pinned by tools/min_deps.py, every floor of
+pyproject.toml's ``dependencies`` and ``grade`` extra and of the test packages lib's
+tests import. In it:
+
+* lib's doctests and the unit tests where a version shows (``UNIT``: not all of `make unit`,
+  which runs at the current versions in .venv; ``MIN_DEPS_UNIT=all`` runs every lib test
+  file, ``ALL_UNIT``);
+* one chapter per lib package (``CHAPTERS``), exported as the launch buttons' .ipynb and
+  executed by nbval (``--nbval-lax``: no cell may raise);
+* the grader on exercise set 09: the instructor's solution must score full marks;
+
+and the venv must hold exactly the floors, so a floor that differs from the tested
+version fails here. The chapters, the exercise sets and lib may call only what the
+floor numpy has (``np.trapezoid`` is numpy 2.0's).
+"""
+import csv
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from binder_env import DATA, ROOT, _venv
+from packaging.version import Version
+
+sys.path.insert(0, str(ROOT / "tools"))
+from min_deps import TEST_PACKAGES, constraints, floors  # noqa: E402
+
+from lib.grading.source import read_source  # noqa: E402
+
+ENV = ROOT / "_build" / "min-deps-venv"
+CONSTRAINTS = ROOT / "_build" / "min-deps-constraints.txt"
+# one chapter per lib package: naive_bayes, bn, em, hmm and text (Chapter 8), density
+CHAPTERS = ["04_naive_bayes", "06_bayesian_networks", "07_em", "08_hmm", "09_density"]
+# lib's own tests where a version shows: the comparisons with scikit-learn and hmmlearn,
+# the numba recursions, numpy's integration, validation (make test's budget; the others
+# run at the current versions in `make unit`, and here with MIN_DEPS_UNIT=all)
+UNIT = ["test_naive_bayes.py", "test_gaussian.py", "test_em.py", "test_hmm.py", "test_density.py",
+        "test_bn_validation.py", "test_validation.py"]
+ALL_UNIT = UNIT + ["test_bayes.py", "test_estimation.py", "test_mdl.py", "test_text.py", "test_validation_discrete.py",
+                   "test_bn.py", "test_bn_dsep.py", "test_bn_pc_pgmpy.py", "test_bn_em.py", "test_hmm_reference.py",
+                   "test_evaluation.py", "test_widgets.py", "test_estimator_checks.py", "test_datasets.py"]
+SET = ROOT / "exercises" / "09_density"
+
+
+@pytest.fixture(scope="module")
+def python():
+    CONSTRAINTS.parent.mkdir(exist_ok=True)
+    CONSTRAINTS.write_text(constraints())
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return _venv(ENV, key, ["-c", str(CONSTRAINTS), "-e", ".[grade]", *TEST_PACKAGES])
+
+
+def run(python, *args, cwd=ROOT):
+    env = {**os.environ, "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+           "PATH": f"{Path(python).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, env=env)
+
+
+def test_the_venv_holds_exactly_the_floors(python):
+    script = "import importlib.metadata as m, json, sys; print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))"
+    wanted = floors()
+    installed = json.loads(run(python, "-c", script, *wanted).stdout)
+    assert {n: Version(v) for n, v in installed.items()} == {n: Version(v) for n, v in wanted.items()}
+
+
+def test_libs_unit_tests_pass_at_the_floors(python):
+    files = ALL_UNIT if os.environ.get("MIN_DEPS_UNIT") == "all" else UNIT
+    result = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser",
+                 *[f"tests/{f}" for f in files], "--doctest-modules", "lib")
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_one_chapter_per_package_runs_at_the_floors(python, tmp_path):
+    subprocess.run([sys.executable, str(ROOT / "tools" / "export_notebooks.py"), str(tmp_path)], check=True,
+                   capture_output=True)
+    result = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
+                 *[f"{name}.ipynb" for name in CHAPTERS], cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_the_grader_gives_set_09s_solution_full_marks_at_the_floors(python, tmp_path):
+    assert run(python, "-m", "lib.grading", "release", str(SET), "--instructor",
+               "--out", str(tmp_path / "solved")).returncode == 0
+    [solution] = (tmp_path / "solved").rglob("*.ipynb")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "solved.ipynb").write_bytes(solution.read_bytes())
+    result = run(python, "-m", "lib.grading", "grade", "--source", str(SET), "--submissions", str(tmp_path / "subs"),
+                 "--out", str(tmp_path / "out"), "--unsafe-no-sandbox", "--no-progress", "--workers", "1")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    [row] = csv.DictReader(line for line in (tmp_path / "out" / "grades.csv").open() if not line.startswith("#"))
+    assert float(row["total"]) == sum(q.points for q in read_source(SET).questions.values()), row
+
+
+NP_NAME = re.compile(r"\bnp\.([A-Za-z_]\w*)")
+
+
+def test_sources_use_only_what_the_floor_numpy_has(python):
+    names = set(json.loads(run(python, "-c", "import json, numpy; print(json.dumps(dir(numpy)))").stdout))
+    sources = [*ROOT.glob("chapters/*.md"), *ROOT.glob("exercises/*/*.md"), *ROOT.glob("lib/**/*.py")]
+    used = {(path.relative_to(ROOT).as_posix(), name) for path in sources
+            for name in NP_NAME.findall(path.read_text())}
+    assert len({path for path, _ in used}) > 20, "no numpy calls found: is the pattern right?"
+    assert sorted((path, f"np.{name}") for path, name in used if name not in names) == []
