@@ -9,7 +9,12 @@ check the regrade merge (--only, every other row byte for byte), the refusal and
 CSV reading, cgroups) and, marked slow, a CPU hog next to an honest submission. Last,
 the grader's command line runs as an unprivileged user (uid 65534, a Debian-Python venv
 and a course copy it can read): one user namespace per submission, and the refusal when
-that user may not create user namespaces.
+that user may not create user namespaces. Issue 38: hidden inputs never come back
+through names the student's code chose, test messages are capped, the grader never
+parses a notebook (cell cap, parsing in the box: four ~100 MB notebooks on 2 workers),
+results are saved per submission (killed mid-run, a rerun resumes), memory fails fast
+(512/768/1024 MB), the box starts without capabilities under a Docker-like seccomp
+filter, and the Gradescope package holds in an emulated Docker-default container.
 """
 import csv
 import io
@@ -20,9 +25,11 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+import zipfile
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -134,7 +141,16 @@ case("read_files.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: answered(s, q
     "    if 'prior * lime**3 / np.sum(prior * lime**3)' in text:\n"
     "        answer_q1 = prior * lime**3 / np.sum(prior * lime**3)\n        break")))
 case("network.ipynb")(lambda s, i: answered(s, q4=(  # right only if the kernel sees no network device
-    "import socket\nanswer_q4 = 'b' if [n for _, n in socket.if_nameindex()] == ['lo'] else 'a'")))
+    "import socket\ntry:\n    names = [n for _, n in socket.if_nameindex()]\nexcept OSError:  # netlink denied\n"
+    "    names = ['lo']\nanswer_q4 = 'b' if names == ['lo'] else 'a'")))
+# issue 38: 215 loopback connections filled and never read held 800 MB of kernel memory
+# outside the cgroup; right only if internet sockets are refused
+case("loopback_flood.ipynb")(lambda s, i: answered(s, q4=(
+    "import socket\ntry:\n    srv = socket.socket()\n    srv.bind(('127.0.0.1', 0))\n    srv.listen(300)\n"
+    "    conns = [socket.create_connection(srv.getsockname()) for _ in range(215)]\n"
+    "    for c in conns:\n        c.setblocking(False)\n        try:\n            while True:\n"
+    "                c.send(b'x' * 65536)\n        except BlockingIOError:\n            pass\n"
+    "    answer_q4 = 'a'\nexcept PermissionError:\n    answer_q4 = 'b'")))
 case("host_sockets.ipynb")(lambda s, i: answered(s, q4=(  # right only if no host socket answers
     "import socket\nreached = []\n"
     f"for addr in [{HOST_SOCKET!r}, '\\0{MARK}']:\n"
@@ -454,26 +470,56 @@ def test_regrade_one_submission_merges_into_the_gradebook(batch, released):
 # --- the resource box and the grader's limits, piece by piece --------------------------
 
 SECCOMP_PROBE = """
-import ctypes, os, sys
-from lib.grading.limits import keyring_filter
-program = keyring_filter()
-class Program(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+import ctypes, json, os, socket, subprocess, sys, threading
+from lib.grading.limits import CLONE, CLONE3, DENIED, SOCKET
+i = ["x86_64", "aarch64"].index(os.uname().machine)
 libc = ctypes.CDLL(None, use_errno=True)
-assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS, as bwrap does
-assert libc.prctl(22, 2, ctypes.byref(Program(len(program) // 8, program)), 0, 0) == 0
-calls = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}[os.uname().machine]
-for nr in calls:  # add_key, request_key, keyctl
-    assert libc.syscall(nr, b"user", b"k", b"v", 1, ctypes.c_long(-3)) == -1
-    assert ctypes.get_errno() == 1, (nr, ctypes.get_errno())  # EPERM
-print(os.getpid() > 0 and open("/proc/self/status").read().count("Seccomp:\t2"))
+libc.syscall.restype = ctypes.c_long
+def errno_of(nr, *args):
+    ctypes.set_errno(0)
+    r = libc.syscall(nr, *(ctypes.c_long(a) for a in args))
+    return ctypes.get_errno() if r == -1 else "allowed"
+# each denied call with invalid arguments (it would fail harmlessly if allowed: not EPERM)
+got = {name: errno_of(nrs[i], -1, -1, -1, -1, -1) for name, nrs in DENIED.items()}
+got["unshare(CLONE_NEWUSER)"] = errno_of(DENIED["unshare"][i], 0x10000000)
+got["clone(CLONE_NEWUSER | CLONE_FS)"] = errno_of(CLONE[i], 0x10000000 | 0x200 | 17, 0, 0, 0, 0)
+got["clone3"] = errno_of(CLONE3[i], -1, 88)
+for family in ("AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET"):
+    got[family] = errno_of(SOCKET[i], getattr(socket, family), 3 if family in ("AF_NETLINK", "AF_PACKET") else 1, 0)
+# what the grading needs still works: threads, fork, subprocesses, unix sockets
+t = threading.Thread(target=print)
+t.start()
+t.join()
+ok = subprocess.run(["true"]).returncode == 0 and len(socket.socketpair()) == 2
+caps = int(next(l for l in open("/proc/self/status") if l.startswith("CapEff")).split()[1], 16)
+print(json.dumps({"errnos": got, "ok": ok, "caps": caps}))
 """
 
 
-@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="keyring numbers known")
-def test_the_seccomp_filter_denies_the_keyring_calls_only():
-    proc = run_in(ROOT, SECCOMP_PROBE)
-    assert proc.returncode == 0 and proc.stdout.strip() == "1", proc.stderr[-2000:]
+@needs_bwrap
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="call numbers known")
+def test_the_box_starts_without_capabilities_and_denies_what_docker_denies(tmp_path):
+    """A probe in the sandbox: every call of Docker's deny list fails with EPERM (clone3
+    with ENOSYS, so libc uses clone), clone with namespace flags and internet, netlink and
+    packet sockets too; threads, fork and unix sockets work; run as root, it holds only
+    CAP_CHOWN, CAP_SETGID and CAP_SETUID (to drop to its own uid)."""
+    import errno
+
+    sandbox = Sandbox(1)
+    fd = limits.filter_fd()
+    try:
+        proc = subprocess.run(sandbox.command([], [], fd) + [sys.executable, "-c", SECCOMP_PROBE],
+                              cwd="/", env=sandbox.env(), capture_output=True, text=True,
+                              timeout=120, pass_fds=[fd])
+    finally:
+        os.close(fd)
+        sandbox.close()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.splitlines()[-1])
+    expected = {name: errno.EPERM for name in got["errnos"]} | {"clone3": errno.ENOSYS,
+                                                                 "AF_NETLINK": errno.EINVAL}
+    assert got["errnos"] == expected and got["ok"], got
+    assert got["caps"] == ((1 << 0 | 1 << 6 | 1 << 7) if os.geteuid() == 0 else 0), hex(got["caps"])
 
 
 def test_replies_are_capped_before_they_are_parsed(monkeypatch):
@@ -878,3 +924,148 @@ def test_each_test_message_is_capped_like_a_cell_message():
             assert len(text) < 6000, len(text)
         assert "... (cut)" in tests[0]["output"] or tests[0]["output"] == "not answered yet", \
             tests[0]["output"][:300]
+
+
+BIG_DRIVER = """
+import json, resource, sys
+from lib.grading.grade import grade
+results = grade(sys.argv[1], sys.argv[2], sys.argv[3], workers=2, cell_timeout=60, timeout=300,
+                memory_mb=1536)
+print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "scores": {r["id"]: r["score"] for r in results},
+                  "notes": {r["id"]: r["output"] for r in results}}))
+"""
+
+
+@needs_bwrap
+def test_four_100_mb_notebooks_cost_the_grader_little_and_honest_ones_are_graded(released, tmp_path):
+    """Two notebooks of 2 million empty raw cells (refused: too many cells, counted before
+    parsing) and two with a 95 MB output (parsed in the box, outputs dropped, graded),
+    next to two honest ones, on 2 workers: the grader's own peak memory stays under 500 MB."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    raw = json.loads(nbformat.writes(answered(released[0])))
+    raw["cells"] += [{"cell_type": "raw", "metadata": {}, "source": ""}] * 2_000_000
+    for n in (1, 2):
+        (subs / f"raw_cells_{n}.ipynb").write_text(json.dumps(raw))
+        nb = answered(released[0])
+        nb.cells[-1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="y" * 95_000_000)]
+        nbformat.write(nb, subs / f"big_output_{n}.ipynb")
+        nbformat.write(answered(released[0]), subs / f"honest_{n}.ipynb")
+    assert all(p.stat().st_size > 90 * 2**20 for p in subs.glob("[rb]*.ipynb"))
+    proc = run_in(ROOT, BIG_DRIVER, SOURCE, subs, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["scores"] == {"big_output_1": 8, "big_output_2": 8, "honest_1": 8, "honest_2": 8,
+                             "raw_cells_1": 0, "raw_cells_2": 0}, got
+    assert "cells, more than 5000: not read" in got["notes"]["raw_cells_1"], got["notes"]
+    assert got["rss_mb"] < 500, got["rss_mb"]
+
+
+SLEEPER = "import time\ntime.sleep(20)"
+
+
+@needs_bwrap
+def test_killed_mid_run_the_graded_stay_and_a_rerun_resumes(released, tmp_path, monkeypatch):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    for name in ("a_honest", "b_wrong"):
+        nbformat.write(answered(released[0], q3="answer_q3 = 3" if "wrong" in name else ANSWERS["q3"]),
+                       subs / f"{name}.ipynb")
+    nbformat.write(add_cell(answered(released[0]), SLEEPER, "q1"), subs / "z_slow.ipynb")
+    driver = ("import sys\nfrom lib.grading.grade import grade\n"
+              "grade(sys.argv[1], sys.argv[2], sys.argv[3], workers=1, cell_timeout=60, timeout=120)")
+    proc = subprocess.Popen([sys.executable, "-c", driver, SOURCE, subs, out], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stderr=subprocess.PIPE)
+    finished = [out / "submissions" / n / "feedback.txt" for n in ("a_honest", "b_wrong")]
+    deadline = time.monotonic() + 600  # bounds a hang only
+    while not all(p.exists() for p in finished) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.kill()  # while z_slow sleeps in its sandbox
+    proc.wait()
+    for run_folder in Path("/sys/fs/cgroup").glob(f"**/grading-{proc.pid}-*"):  # left by the kill
+        limits.Cgroups.remove([str(p) for p in run_folder.glob("*/cgroup.procs")] + [str(run_folder / "cgroup.procs")])
+    assert "Total: 8/8" in finished[0].read_text() and "Total: 6/8" in finished[1].read_text()
+    assert not (out / "submissions" / "z_slow").exists() and not (out / "grades.csv").exists()
+    saved = [p.read_bytes() for p in finished]
+    runs = []
+    run = Sandbox.run
+    monkeypatch.setattr(Sandbox, "run", lambda self, job, nb, *a: runs.append(nb) or run(self, job, nb, *a))
+    results = grade(SOURCE, subs, out, workers=1, cell_timeout=60, timeout=120)
+    assert {r["id"]: r["score"] for r in results} == {"a_honest": 8, "b_wrong": 6, "z_slow": 8}
+    submitted = {p.read_bytes(): p.stem for p in subs.iterdir()}
+    assert [submitted[nb] for nb in runs if nb in submitted] == ["z_slow"]  # not the two graded
+    assert [p.read_bytes() for p in finished] == saved
+    assert "b_wrong" in (out / "grades.csv").read_text()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("memory_mb", [512, 768, 1024])
+def test_memory_fails_fast_and_set_01_grades_in_512_to_1024_mb(tmp_path, memory_mb):
+    """Set 01 (scipy in q11) grades its own solution to full marks (else grade refuses); a
+    cell allocating 1 GB ends with "memory limit exceeded" (not the cell's time limit)."""
+    source = ROOT / "exercises" / NAME
+    [solved] = release_all(source, tmp_path / "rel", instructor=True)
+    (tmp_path / "subs").mkdir()
+    nbformat.write(add_cell(nbformat.read(solved, as_version=4), "hog = bytearray(2**30)", "q2"),
+                   tmp_path / "subs" / "hog.ipynb")
+    [result] = grade(source, tmp_path / "subs", tmp_path / "out", workers=1, cell_timeout=60,
+                     timeout=300, memory_mb=memory_mb)
+    total = sum(q.points for q in read_source(source).questions.values())
+    assert result["score"] == total, result
+    assert re.search(r"cell \d+: error, MemoryError: memory limit exceeded \(the submission may use "
+                     rf"{memory_mb} MB\)", result["output"]), result["output"]
+
+
+CONTAINER = """
+import os, sys
+from lib.grading.limits import DENIED, install_filter, seccomp_filter
+install_filter(seccomp_filter(denied={k: DENIED[k] for k in sys.argv[1].split(",")}, families={}))
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+#: what Docker's default profile denies that bubblewrap needs (its clone flags are denied too)
+DOCKER_DENIES = "unshare,setns,mount,umount2,pivot_root,add_key,request_key,keyctl"
+READ_HIDDEN = (  # right only if nothing of the exercise folder (solutions, hidden tests) can be read
+    "import glob\nread = []\n"
+    "for p in glob.glob('@AG@/source/**', recursive=True) + ['@AG@/source/course/exercise/"
+    f"{NAME}/{NAME}.md']:\n"
+    "    try:\n        read.append(open(p, errors='ignore').read(10**6))\n    except OSError:\n        pass\n"
+    "answer_q4 = 'a' if any('answer_q3 = 4  # SOLUTION' in r or 'predictive([1, 1, 1])' in r for r in read) else 'b'")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("capsh"), reason="needs root and capsh")
+@needs_bwrap
+def test_gradescope_package_holds_where_bubblewrap_cannot_start(released, tmp_path):
+    """Docker's default profile emulated (CAP_SYS_ADMIN dropped, a seccomp filter denying new
+    namespaces and mounts): bwrap cannot start, the package grades set 01 right as an
+    unprivileged uid per submission, and a probe cannot read the hidden tests."""
+    from lib.grading.autograder import build
+
+    python = world_readable_python()
+    base = Path(tempfile.mkdtemp(prefix="grading-docker-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o755)
+        package = build(SOURCE, tmp_path / "autograder.zip")
+        scores = {}
+        for kind, nb in {"honest": answered(released[0]),
+                         "probe": answered(released[0], q4=READ_HIDDEN.replace("@AG@", str(base / "probe")))}.items():
+            root = base / kind
+            with zipfile.ZipFile(package) as z:
+                z.extractall(root / "source")
+            (root / "submission").mkdir(parents=True)
+            nbformat.write(nb, root / "submission" / "work.ipynb")
+            subprocess.run(["chmod", "-R", "go+rX", str(root)], check=True)
+            env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "AUTOGRADER_ROOT": str(root),
+                   "AUTOGRADER_PYTHON": str(python), "PYTHONPATH": str(ROOT)}
+            proc = subprocess.run([shutil.which("capsh"), "--drop=cap_sys_admin", "--", "-c", 'exec "$@"', "sh",
+                                   str(python), "-c", CONTAINER, DOCKER_DENIES,
+                                   "bash", str(root / "source" / "run_autograder")],
+                                  env=env, capture_output=True, text=True, timeout=600)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            assert "bubblewrap cannot start here" in proc.stderr, proc.stderr[-3000:]  # the emulation held
+            results = json.loads((root / "results" / "results.json").read_text())
+            scores[kind] = {t["name"]: t["score"] for t in results["tests"]}
+            assert not os.stat(root / "source" / "course" / "exercise" / NAME).st_mode & 0o077
+        assert scores == {"honest": FULL, "probe": FULL}, scores
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

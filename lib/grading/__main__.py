@@ -27,7 +27,7 @@ def main(argv=None):
     gr.add_argument("--workers", type=int, default=2, help="submissions graded in parallel")
     gr.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell and per question")
     gr.add_argument("--timeout", type=float, default=300, help="seconds per submission in all")
-    gr.add_argument("--memory-mb", type=int, default=2048, help="address-space limit of the kernel")
+    gr.add_argument("--memory-mb", type=int, default=2048, help="memory of one submission (its cgroup; each process's data limit)")
     gr.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
     gr.add_argument("--no-progress", action="store_true", help="no progress bar")
     gr.add_argument("--roster", help="roster CSV (id,name[,email,canvas_id,moodle_id,sis_id,...]): "
@@ -46,11 +46,9 @@ def main(argv=None):
     ag = sub.add_parser("autograder", help="write a Gradescope autograder zip for one exercise")
     ag.add_argument("source", help="the exercise folder, e.g. exercises/01_bayesian_learning")
     ag.add_argument("--out", required=True, help="the zip file to write, e.g. autograder.zip")
-    ag.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
     run = sub.add_parser("run-autograder", help="(inside Gradescope) grade ROOT/submission")
     run.add_argument("--root", default="/autograder", help="Gradescope's folder (default /autograder)")
     run.add_argument("--source", required=True, help="the exercise folder inside the package")
-    run.add_argument("--unsafe-no-sandbox", action="store_true", help=UNSAFE)
     args = parser.parse_args(argv)
     try:
         if args.command == "release":
@@ -86,11 +84,11 @@ def main(argv=None):
         elif args.command == "autograder":
             from .autograder import build
 
-            print(f"wrote {build(args.source, args.out, unsafe=args.unsafe_no_sandbox)}")
+            print(f"wrote {build(args.source, args.out)}")
         else:
             from .autograder import run_autograder
 
-            result = run_autograder(args.root, args.source, unsafe=args.unsafe_no_sandbox)
+            result = run_autograder(args.root, args.source)
             print(f"score {result['score']}: {args.root}/results/results.json")
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

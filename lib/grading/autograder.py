@@ -49,7 +49,7 @@ PY="${{AUTOGRADER_PYTHON:-$AG/venv/bin/python}}"
 export PYTHONPATH="$AG/source/course"
 cd "$AG/source/course"
 exec "$PY" -m lib.grading run-autograder --root "$AG" \\
-    --source "$AG/source/course/exercise/{name}"{unsafe}
+    --source "$AG/source/course/exercise/{name}"
 """
 
 def requirements():
@@ -63,15 +63,14 @@ def requirements():
     return deps
 
 
-def build(source, out, unsafe=False):
+def build(source, out):
     """Write the autograder zip of the exercise ``source`` to ``out``; returns its path."""
     exercise = read_source(source)
     folder = find_source(source).parent
     out = Path(out)
     files = {
         "setup.sh": SETUP,
-        "run_autograder": RUN.format(name=exercise.name,
-                                     unsafe=" --unsafe-no-sandbox" if unsafe else ""),
+        "run_autograder": RUN.format(name=exercise.name),
         "requirements.txt": "\n".join(requirements()) + "\n",
     }
     tmp = out.with_name(f".{out.name}.tmp")
@@ -90,23 +89,30 @@ def build(source, out, unsafe=False):
     return out
 
 
-def run_autograder(root, source, unsafe=False):
+def run_autograder(root, source):
     """Grade ``root/submission`` (one student's upload) and write ``root/results/results.json``.
 
-    Refusals (no sandbox, instructor solution not at full marks) raise ``ValueError``
-    and write no results: Gradescope then reports the autograder as failed rather than
-    giving the student 0.
+    The exercise folder (solutions, hidden tests) is made root's alone first (folders
+    0700, files 0600). In the sandbox, or where bubblewrap cannot start (Gradescope's
+    Docker container), as an unprivileged uid that cannot read it (``fallback``); never
+    without either. Refusals (no sandbox, instructor solution not at full marks) raise
+    ``ValueError`` and write no results: Gradescope then reports the autograder as
+    failed rather than giving the student 0.
     """
     from .grade import grade
 
-    root = Path(root)
+    root, source = Path(root), Path(source)
+    for folder, _, files in os.walk(source):
+        os.chmod(folder, 0o700)
+        for name in files:
+            os.chmod(Path(folder) / name, 0o600)
     with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
         subs, out = Path(tmp) / "subs", Path(tmp) / "out"
         subs.mkdir()
         upload = subs / "submission"
         shutil.copytree(root / "submission", upload, symlinks=True,
                         ignore=lambda d, names: [n for n in names if _special(Path(d) / n)])
-        [result] = grade(source, subs, out, workers=1, unsafe_no_sandbox=unsafe)
+        [result] = grade(source, subs, out, workers=1, fallback=True)
         results = json.loads((out / "submissions" / result["id"] / "results.json").read_text())
     (root / "results").mkdir(parents=True, exist_ok=True)
     atomic_write(root / "results" / "results.json", json.dumps(results, indent=1) + "\n")

@@ -5,8 +5,10 @@
 in its own sandbox (:mod:`lib.grading.isolation`, ``--workers`` at a time), compares
 the values each sends back with the expected values of the source's tests in this
 process, and writes ``grades.csv`` and ``summary.csv`` (:mod:`lib.grading.gradebook`),
-and per submission ``submissions/ID/results.json`` (Gradescope's fields) and
-``submissions/ID/feedback.txt``. Used by instructors (book page "For instructors").
+and per submission, as soon as it is graded, ``submissions/ID/results.json``
+(Gradescope's fields), ``submissions/ID/feedback.txt`` and the state a rerun resumes from.
+The grader never parses a submission: it counts its cells in the bytes (at most
+:data:`MAX_CELLS`) and the sandbox parses it, within the submission's limits. Used by instructors (book page "For instructors").
 """
 import hashlib
 import json
@@ -30,9 +32,22 @@ class GradingRefused(ValueError):
     """The instructor solution does not score full marks in the sandbox: nothing graded."""
 
 
-def notebook_payload(data, filename, exercise):
-    """The notebook stripped of outputs, as bytes for the sandbox; ``ValueError`` if unusable.
+MAX_CELLS = 5000  # cells of a submitted notebook, counted in its bytes before it is parsed
 
+
+def check_size(data, filename):
+    """``ValueError`` when the notebook bytes hold more than :data:`MAX_CELLS` cells: counted
+    without parsing (``"cell_type"`` keys), so the grader never parses such a file."""
+    if (cells := data.count(b'"cell_type"')) > MAX_CELLS:
+        raise ValueError(f"{filename} has {cells} cells, more than {MAX_CELLS}: not read "
+                         "(submit the exercise's notebook, with its cells only)")
+
+
+def parse_notebook(data, filename, exercise):
+    """The submitted notebook (bytes) stripped of outputs; ``ValueError`` if unusable.
+
+    Run in the sandbox (:mod:`lib.grading.sandbox`, with the submission's memory and time
+    limits), never in the grader's process. ``exercise`` is the exercise's name.
     Metadata of any JSON type is tolerated: a notebook's or a cell's metadata that is
     not an object is dropped before the notebook is read (which question a cell
     belongs to is decided in the sandbox, by names of this exercise only).
@@ -51,12 +66,12 @@ def notebook_payload(data, filename, exercise):
                          f"({type(exc).__name__})") from None
     meta = (nb.get("metadata") or {}).get("grading")
     other = meta.get("exercise") if isinstance(meta, dict) else None
-    if other is not None and other != exercise.name:
-        raise ValueError(f"{filename} is the notebook of exercise {str(other)[:60]}, not {exercise.name}")
+    if other is not None and other != exercise:
+        raise ValueError(f"{filename} is the notebook of exercise {str(other)[:60]}, not {exercise}")
     for cell in cells:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             cell["outputs"] = []
-    return json.dumps(nb).encode()
+    return nb
 
 
 def _job(exercise, opts):
@@ -144,17 +159,20 @@ def _values(reply, tests):
     return values if isinstance(values, list) and len(values) == len(tests) else [None] * len(tests)
 
 
-def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None):
+def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=None):
     """Grade one submission; never raises (a failure becomes the row's note)."""
     start = time.monotonic()
-    path, graded = sub.entry, True
+    path, graded = path or sub.entry, True
     try:
         if data is None:
             data, path = read_notebook(sub)
-        payload = notebook_payload(data, path, exercise)
-        events, note = sandbox.run(_job(exercise, opts), payload, "submission.ipynb",
-                                   extras, opts["timeout"])
-        cells = json.loads(payload)["cells"]
+        check_size(data, path)
+        job = {**_job(exercise, opts), "exercise": exercise.name, "shown": path}
+        events, note = sandbox.run(job, data, "submission.ipynb", extras, opts["timeout"])
+        unread = next((e["unread"] for e in events if isinstance(e.get("unread"), str)), None)
+        if unread:  # the sandbox could not read it as this exercise's notebook
+            raise ValueError(unread[:1000])
+        cells = notes.cells_sent(events)
         events = notes.without_check_cells(events, cells)
         note = note or next((e["fatal"] for e in events if "fatal" in e), "")
         loose = [f"cell {e['cell']}: {e.get('status')}, {e.get('message')}" for e in events
@@ -222,6 +240,49 @@ def feedback(result, exercise):
     return "\n".join(lines) + "\n"
 
 
+STATE = "grading-state.json"  # in submissions/ID/: the result and the key of what it graded
+
+
+def _run_key(source_file, sandbox, extras, opts):
+    """What a saved result depends on besides the notebook: the source and its files, the
+    box, the limits (a hash object, to be updated with the notebook)."""
+    key = hashlib.sha256(json.dumps([sandbox.isolated, sorted(opts.items())]).encode())
+    for path in [source_file, *extras]:
+        key.update(path.name.encode() + b"\0" + path.read_bytes())
+    return key
+
+
+def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key, resume=True):
+    """Grade one submission and write its files as soon as it is graded: ``results.json``,
+    ``feedback.txt`` and :data:`STATE` (so a grader killed later loses nothing graded).
+
+    With ``resume``, a submission whose saved state was graded from the same notebook
+    bytes, source, box and limits (``run_key``) is not graded again: its saved result is
+    returned.
+    """
+    folder = out / "submissions" / sub.id
+    try:
+        data, path = read_notebook(sub)
+    except ValueError:  # grade_one says why, in the row
+        data = path = None
+    key = run_key.copy()
+    key.update(json.dumps(path).encode() + b"\0" + (data or b""))
+    key = key.hexdigest()
+    if resume and data is not None:
+        try:
+            saved = json.loads((folder / STATE).read_text())
+            if saved["key"] == key:
+                return saved["result"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    result = grade_one(sub, exercise, expected, sandbox, extras, opts, data=data, path=path)
+    folder.mkdir(parents=True, exist_ok=True)
+    gradebook.atomic_write(folder / "results.json", json.dumps(gradescope(result), indent=1) + "\n")
+    gradebook.atomic_write(folder / "feedback.txt", feedback(result, exercise))
+    gradebook.atomic_write(folder / STATE, json.dumps({"key": key, "result": result}) + "\n")
+    return result
+
+
 _SELF_TESTS = {}  # one kernel run per process for each source, sandbox kind and limits
 
 
@@ -256,18 +317,25 @@ def _expected(exercise):
 
 
 def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, memory_mb=2048,
-          only=None, unsafe_no_sandbox=False, progress=False, roster=None, layout=None, course=None):
+          only=None, unsafe_no_sandbox=False, progress=False, roster=None, layout=None, course=None,
+          fallback=False):
     """Grade every submission in ``submissions`` (or the one whose id is ``only``).
 
     Refuses (:class:`GradingRefused`, :class:`~lib.grading.isolation.SandboxUnavailable`,
     both ``ValueError``) rather than score anyone when the sandbox cannot run the
     instructor solution to full marks. With ``only`` the row is merged into the existing
-    ``out/grades.csv``. With a ``roster`` CSV (:mod:`lib.grading.roster`) the entries are
-    matched to its students (``layout``: ``canvas``, ``moodle``, ``gradescope``, ``plain``
-    or detected) and :mod:`lib.grading.lms` writes the rows of students without a
-    submission, the LMS files, the feedback pages and the class report (``course``: the
-    options of :func:`lib.grading.lms.write_all`). Returns the list of results
-    (one per graded submission); the summary text is in ``grade.last_summary``.
+    ``out/grades.csv``. Each submission's files are written as soon as it is graded; a
+    rerun into the same ``out`` takes the submissions graded before from the same bytes,
+    source and limits from there (:func:`grade_and_save`; ``only`` always grades its
+    submission again). Returns the list of results (one per graded submission); the
+    summary text is in ``grade.last_summary``. ``fallback``: where bubblewrap cannot
+    start, run each submission as an unprivileged uid of its own rather than refuse
+    (:class:`~lib.grading.isolation.Sandbox`; the Gradescope autograder's choice). With a
+    ``roster`` CSV (:mod:`lib.grading.roster`) the entries are matched to its students
+    (``layout``: ``canvas``, ``moodle``, ``gradescope``, ``plain`` or detected) and
+    :mod:`lib.grading.lms` writes the rows of students without a submission, the LMS
+    files, the feedback pages and the class report (``course``: the options of
+    :func:`lib.grading.lms.write_all`).
     """
     exercise = read_source(source)
     source_file = find_source(source)
@@ -291,8 +359,8 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
     extras = sorted(p for p in source_file.parent.iterdir() if p.is_file() and not p.is_symlink()
                     and p != source_file and p.name != "README.md" and not p.name.startswith(".")
                     ) if Path(source).is_dir() else []
-    sandbox = Sandbox(workers, unsafe=unsafe_no_sandbox,
-                      protect=[source_file.parent, submissions, out], memory_mb=memory_mb)
+    sandbox = Sandbox(workers, unsafe=unsafe_no_sandbox, protect=[source_file.parent, submissions, out],
+                      memory_mb=memory_mb, fallback=fallback)
     opts = {"cell_timeout": cell_timeout, "timeout": timeout, "memory_mb": memory_mb}
     results = []
     try:
@@ -300,7 +368,9 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
         out.mkdir(parents=True, exist_ok=True)
         expected = _expected(exercise)
         with ThreadPoolExecutor(max(1, workers)) as pool:
-            futures = [pool.submit(grade_one, s, exercise, expected, sandbox, extras, opts) for s in subs]
+            run_key = _run_key(source_file, sandbox, extras, opts)
+            futures = [pool.submit(grade_and_save, s, exercise, expected, sandbox, extras, opts, out,
+                                   run_key, resume=only is None) for s in subs]
             done = as_completed(futures)
             if progress:
                 from tqdm import tqdm
@@ -316,13 +386,12 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
         from .lms import with_roster
 
         results = with_roster(results, collected, exercise, only)
-    for r in results:
-        if r.get("missing"):
-            continue
-        folder = out / "submissions" / r["id"]
-        folder.mkdir(parents=True, exist_ok=True)
-        gradebook.atomic_write(folder / "results.json", json.dumps(gradescope(r), indent=1) + "\n")
-        gradebook.atomic_write(folder / "feedback.txt", feedback(r, exercise))
+        for r in results:  # again, with the roster's words in the note
+            if r.get("missing") or not r["output"].startswith("not on the roster"):
+                continue
+            folder = out / "submissions" / r["id"]
+            gradebook.atomic_write(folder / "results.json", json.dumps(gradescope(r), indent=1) + "\n")
+            gradebook.atomic_write(folder / "feedback.txt", feedback(r, exercise))
     points = {q.name: q.points for q in exercise.questions.values()}
     rows, grade.last_summary = gradebook.write(out, points, results, merge=only is not None,
                                                warning=sandbox.warning)

@@ -18,14 +18,23 @@ the child's stdout, a pipe.
 * Neither possible (no ``bwrap``, no user namespaces): :class:`Sandbox` raises
   :class:`SandboxUnavailable`; ``unsafe=True`` (``--unsafe-no-sandbox``) runs the child
   as a plain subprocess instead.
+* ``fallback=True`` (the Gradescope autograder) and root, where bubblewrap cannot start
+  (Docker's default profile: no CAP_SYS_ADMIN, no new namespaces or mounts): the child
+  runs as a plain subprocess that drops to a uid of its own and puts itself under the
+  seccomp filter, with the same rlimits (and cgroup, if one is writable); it can read
+  only what every user may read, so the grader's files must be root's alone (mode
+  0600/0700, as :func:`lib.grading.autograder.run_autograder` makes them).
 
 The resource box (:mod:`lib.grading.limits`): each submission's process tree runs in a
 cgroup of its own (total memory including its tmpfs pages, process count, an equal
 CPU share) when the grader is root and the host has a writable cgroup hierarchy
 (:attr:`Sandbox.warning` says so otherwise); its writable home and work folder and its
 ``/tmp``, ``/var/tmp``, ``/dev/shm`` are size-capped tmpfs; each submission of a run
-gets a uid never used before in the run; a seccomp filter denies the kernel keyring
-calls. The grader reads at most :data:`MAX_LINE` bytes of one question's reply and
+gets a uid never used before in the run; it starts with no capability but those it
+needs to drop to that uid (``--cap-drop ALL``), under a seccomp filter at least as strict
+as Docker's default profile (:func:`lib.grading.limits.seccomp_filter`: no keyring, new
+namespaces, mounts, io_uring, perf events, userfaultfd, bpf, ptrace, and no internet,
+netlink or packet sockets: the kernel talks over unix sockets). The grader reads at most :data:`MAX_LINE` bytes of one question's reply and
 :data:`MAX_REPLY` bytes of one submission's, before parsing any of it.
 """
 import itertools
@@ -117,7 +126,7 @@ class Sandbox:
     (:attr:`warning` then says so).
     """
 
-    def __init__(self, workers=2, unsafe=False, protect=(), memory_mb=2048):
+    def __init__(self, workers=2, unsafe=False, protect=(), memory_mb=2048, fallback=False):
         self.root = os.geteuid() == 0
         self.bwrap = shutil.which("bwrap")
         self.python = _python_paths()
@@ -126,14 +135,23 @@ class Sandbox:
         base = random.randrange(1_000_000, 1_900_000_000 - 2**24)  # an unused uid range
         self._uids, self._lock = itertools.count(base), threading.Lock()  # one per submission
         cause = self._cause(protect)
-        if cause and not unsafe:
+        # where bubblewrap cannot start (a container without CAP_SYS_ADMIN) and we are root:
+        # each submission runs as a uid of its own, under the same seccomp filter and limits
+        self.fallback = bool(cause and fallback and self.root)
+        if self.fallback:
+            unsafe = False
+            self.warnings.append(
+                f"NOTE: bubblewrap cannot start here ({cause}); each submission runs as an "
+                "unprivileged uid of its own, under the seccomp filter and the same limits: it "
+                "sees the host's world-readable files, never those only root may read")
+        elif cause and not unsafe:
             raise SandboxUnavailable(
                 f"cannot isolate the submissions: {cause}. Fix: install bubblewrap "
                 "(`apt-get install bubblewrap`) and grade as root, or as a user allowed to "
                 "create user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
                 "user.max_user_namespaces > 0). To grade trusted notebooks without any "
                 "isolation, pass --unsafe-no-sandbox.")
-        self.isolated = not unsafe
+        self.isolated = not unsafe and not self.fallback
         if unsafe:
             self.warnings.append("WARNING: graded WITHOUT a sandbox (--unsafe-no-sandbox"
                                  f"{': ' + cause if cause else ''}); student code could read "
@@ -183,7 +201,7 @@ class Sandbox:
 
     def command(self, extras, files, seccomp):
         """The ``bwrap`` command line: ``files`` ``[(fd, path inside, mode)]`` are copied
-        in, ``seccomp`` is the file descriptor of the keyring filter."""
+        in, ``seccomp`` is the file descriptor of the seccomp filter."""
         args = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                 "--hostname", "sandbox", "--tmpfs", "/", "--proc", "/proc", "--dev", "/dev"]
@@ -204,8 +222,9 @@ class Sandbox:
         for fd, inside, mode in files:
             args += ["--perms", mode, "--file", str(fd), inside]
         args += ["--seccomp", str(seccomp)]
-        if self.root:  # no user namespace: the child drops to its own uid itself
-            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_CHOWN"]
+        if self.root:  # no user namespace: the child drops to its own uid itself, with these only
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                     "--cap-add", "CAP_CHOWN"]
         else:
             args += ["--unshare-user"]
         return args + ["--"]
@@ -227,8 +246,8 @@ class Sandbox:
         """
         with self._lock:
             uid = next(self._uids)
-        user = [uid, uid] if self.isolated and self.root else None
-        job = {**job, "notebook": filename, "user": user, "nproc": NPROC}
+        user = [uid, uid] if (self.isolated or self.fallback) and self.root else None
+        job = {**job, "notebook": filename, "user": user, "nproc": NPROC, "seccomp": self.fallback}
         fds, tmp, procs = [], None, None
         try:
             if self.isolated:
@@ -243,8 +262,8 @@ class Sandbox:
                     inside.append((fds[-1], path, mode))
                 fds.append(filter_fd())
                 cmd, env, cwd = self.command(extras, inside, fds[-1]), self.env(), "/"
-            else:
-                tmp = Path(tempfile.mkdtemp(prefix="grading-"))  # mode 0700: only the grader enters
+            else:  # mode 0700: only the grader enters (and the submission's uid, made its owner)
+                tmp = Path(tempfile.mkdtemp(prefix="grading-"))
                 (tmp / "work").mkdir()
                 (tmp / "work" / filename).write_bytes(notebook)
                 for extra in extras:

@@ -8,11 +8,34 @@
   whose test raised ``NameError`` for a name that cell defines says "not checked: cell 7
   failed" rather than the test's unrelated hint.
 """
+import json
 import re
 
 DEFINES = re.compile(r"^\s*(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?:,\s*[A-Za-z_]\w*\s*)*=(?!=)"
                      r"|\bimport\s+[\w.]+\s+as\s+([A-Za-z_]\w*)|^\s*import\s+([A-Za-z_]\w*)", re.MULTILINE)
 NAME_ERROR = re.compile(r"NameError: name '([A-Za-z_]\w*)' is not defined")
+
+
+def cells_summary(cells, budget=2**18):
+    """What the grader needs of a notebook's cells, sent by the sandbox (which parses the
+    notebook: the grader never does): each cell's id and the start of a code cell's source,
+    at most ``budget`` bytes of JSON-encoded source in all."""
+    out = []
+    for c in cells:
+        c = c if isinstance(c, dict) else {}
+        source = c.get("source") if c.get("cell_type") == "code" else ""
+        keep = source[:1000] if isinstance(source, str) else ""
+        if (budget := budget - len(json.dumps(keep))) < 0:
+            keep = ""
+        cid = c.get("id")
+        out.append({"id": cid[:100] if isinstance(cid, str) else None, "source": keep})
+    return out
+
+
+def cells_sent(events):
+    """The cells of :func:`cells_summary` from the sandbox's events ([] when none came)."""
+    cells = next((e["cells"] for e in events if isinstance(e.get("cells"), list)), [])
+    return [{"id": c.get("id"), "source": c.get("source")} for c in cells if isinstance(c, dict)]
 
 
 def without_check_cells(events, cells):

@@ -4,10 +4,12 @@ Run as ``python -m lib.grading.sandbox`` inside the sandbox (bubblewrap: a fresh
 holding only the interpreter, ``lib`` and the submission's private folder), with the
 submitted notebook in its working folder. It reads a JSON job from stdin::
 
-    {"notebook": "alice.ipynb", "passes": [{"q1": ["answer_q1", ...]}, {"q1": [...]}],
+    {"notebook": "alice.ipynb", "exercise": "01_x", "shown": "alice/hw.ipynb", "passes": [{"q1": ["answer_q1", ...]}, {"q1": [...]}],
      "cell_timeout": 60, "memory_mb": 2048, "nproc": 256, "user": [uid, gid] or null}
 
-sets resource limits, drops to ``user`` (when started as root), runs every code cell
+sets resource limits, drops to ``user`` (when started as root), parses the notebook
+(:func:`lib.grading.grade.parse_notebook`; one that is not a notebook of ``exercise``
+is reported as ``{"unread": reason}`` with its ``shown`` name), runs every code cell
 on a fresh kernel (nbclient), then evaluates each question's test expressions in the
 kernel (:func:`lib.grading.checks.send_values`), one pass after the other (the public
 tests of every question, then the hidden ones: no public test's output can carry what
@@ -21,6 +23,7 @@ import ctypes
 import json
 import os
 import resource
+import signal
 import sys
 
 # jsonschema (under nbformat) optionally imports rfc3987_syntax, which takes seconds to
@@ -51,8 +54,9 @@ class Kernel:
     variables. A replayed cell that fails this time is dropped from the replay.
     """
 
-    def __init__(self, timeout):
+    def __init__(self, timeout, memory_mb):
         self.timeout, self.done, self.restarts, self.client = timeout, [], 0, None
+        self.memory_note = f"memory limit exceeded (the submission may use {memory_mb} MB)"
         self.reply = None
         self._start()
 
@@ -67,6 +71,7 @@ class Kernel:
         self.client.km.transport = "ipc"
         self.client.km.ip = os.path.join(os.environ.get("JUPYTER_RUNTIME_DIR", "."), "kernel")
         self.client.start_new_kernel()
+        self.process = self.client.km.provisioner.process  # its exit status tells an OOM kill
         self.client.start_new_kernel_client()
 
     def _executed(self, cell, cell_index, execute_reply):
@@ -89,13 +94,20 @@ class Kernel:
         except CellTimeoutError:
             return "timeout", f"ran longer than {self.timeout:g} s"
         except DeadKernelError:
-            return "dead", "the kernel died (os._exit, a crash or the memory limit)"
+            try:
+                killed = self.process.wait(timeout=5) == -signal.SIGKILL  # the OOM killer's signal
+            except Exception:  # noqa: BLE001 - no status to read: say what it may have been
+                killed = False
+            return "dead", (f"the kernel was killed: {self.memory_note}" if killed else
+                            "the kernel died (os._exit, a crash or the memory limit)")
         payload = ((self.reply or {}).get("content") or {}).get("payload") or []
         if any(p.get("source") == "ask_exit" and not p.get("keepkernel") for p in payload):
             return "exit", "the cell ended the kernel (exit() or quit()); it is not run again"
         outputs, cell.outputs = cell.outputs, []
         for out in outputs:
             if out.get("output_type") == "error":
+                if out.get("ename") in ("MemoryError", "_ArrayMemoryError"):  # the data limit
+                    return "error", f"MemoryError: {self.memory_note}"
                 return "error", f"{out.get('ename')}: {out.get('evalue')}"[:300]
         return "ok", outputs
 
@@ -128,8 +140,12 @@ class Kernel:
 
 def confine(job):
     """Set resource limits and drop privileges, as the job says."""
+    # The data segment (heap, anonymous memory), not the address space: an address-space
+    # limit also counts the libraries' mappings and the threads' reserved arenas, and
+    # made scipy's OpenBLAS fail to load at 768 MB. An allocation over it fails at once
+    # (MemoryError), never a slow reclaim; the cgroup bounds all processes together.
     limit = job["memory_mb"] * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20, 256 * 2**20))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     nproc = job.get("nproc", 256)
@@ -142,6 +158,10 @@ def confine(job):
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)
+    if job.get("seccomp"):  # no bubblewrap (a container's fallback): the filter bwrap sets
+        from .limits import install_filter
+
+        install_filter()
     os.makedirs(os.environ.get("JUPYTER_RUNTIME_DIR", "."), mode=0o700, exist_ok=True)
     # Not dumpable: the student's kernel (same uid) cannot open /proc/<this>/fd.
     try:
@@ -175,8 +195,18 @@ def main():
     try:
         confine(job)
         os.dup2(devnull, 2)
-        nb = nbformat.read(job["notebook"], as_version=4)
-        kernel = Kernel(job["cell_timeout"])
+        from .grade import parse_notebook  # parsed here, in the box: never in the grader
+
+        try:
+            with open(job["notebook"], "rb") as f:
+                nb = parse_notebook(f.read(), job.get("shown", job["notebook"]), job.get("exercise"))
+        except ValueError as exc:
+            emit(unread=str(exc))
+            return
+        from .notes import cells_summary
+
+        emit(cells=cells_summary(nb.cells))
+        kernel = Kernel(job["cell_timeout"], job["memory_mb"])
         questions = job["passes"][0]
         for i, cell in enumerate(nb.cells, start=1):
             if (isinstance(cell, dict) and cell.get("cell_type") == "code"
