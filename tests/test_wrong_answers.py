@@ -111,7 +111,7 @@ def test_the_corpus_test_catches_an_escape():
     assert run_wrong("01_bayesian_learning", entry) == (False, False, None)
 
 
-if __name__ == "__main__":  # a report: python -m tests.test_wrong_answers [set ...]
+if __name__ == "__main__":  # a report: python tests/test_wrong_answers.py [set ...]
     import sys
     for name in sys.argv[1:] or SETS:
         rows = report(name)
