@@ -54,9 +54,9 @@ def missing_cells(nb, questions):
 
 
 def _run(nb, folder, timeout):
-    from nbclient import NotebookClient
+    from .polls import SlicedNotebookClient
 
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+    client = SlicedNotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(folder)}})
     client.execute()
 
