@@ -34,7 +34,7 @@ from lib.grading.source import BEGIN_QUESTION, END_QUESTION, PUBLIC_TESTS, read_
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "wrong_answers"
-SETS = sorted(p.stem for p in CORPUS.glob("*.yml"))
+SETS = ALL_SETS  # every exercise set has its corpus (test_every_set_has_a_corpus)
 PUBLIC_SHARE = 0.9
 
 
@@ -44,6 +44,11 @@ def corpus(name):
         missing = {"question", "misconception", "hint", "code"} - set(e)
         assert not missing, f"{name}: entry {e.get('misconception')!r} lacks {sorted(missing)}"
     return entries
+
+
+def test_every_set_has_a_corpus():
+    """The corpus exists for every set (issue 40: all nine), and no file names a set that is gone."""
+    assert sorted(p.stem for p in CORPUS.glob("*.yml")) == ALL_SETS
 
 
 def first_hint(question, first):
