@@ -40,9 +40,7 @@ CONSTRAINTS = ROOT / "_build" / "min-deps-constraints.txt"
 CHAPTERS = ["04_naive_bayes", "06_bayesian_networks", "07_em", "08_hmm", "09_density"]
 # lib's own tests where a version shows: the comparisons with scikit-learn and hmmlearn,
 # the numba recursions, numpy's integration, validation (make test's budget; the others
-# run at the current versions in `make unit`, and here with MIN_DEPS_UNIT=all; of those, today
-# test_widgets' d-separation redraw fails at matplotlib 3.10.0: lib/bn/plots.py removes a
-# suptitle and makes a new one, which matplotlib 3.10.0 (Colab's) cannot and 3.11 can)
+# run at the current versions in `make unit`, and here with MIN_DEPS_UNIT=all)
 UNIT = ["test_naive_bayes.py", "test_gaussian.py", "test_em.py", "test_hmm.py", "test_density.py",
         "test_bn_validation.py", "test_validation.py"]
 ALL_UNIT = UNIT + ["test_bayes.py", "test_estimation.py", "test_mdl.py", "test_text.py", "test_validation_discrete.py",
