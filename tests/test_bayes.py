@@ -449,7 +449,7 @@ def test_plot_base_rate_numbers():
 def test_plot_version_space(prior):
     fig = plot_version_space(m=5, prior=prior)
     assert isinstance(fig, Figure)
-    title = fig._suptitle.get_text()
+    title = fig.get_suptitle()
     assert "|VS| = 2" in title and (("each 0.5" in title) == (prior == "uniform"))
     image = fig.axes[1].images[0].get_array()
     assert np.nansum(image) == pytest.approx(1.0)              # the empty concept has 0 here
@@ -467,7 +467,7 @@ def test_plot_candy_experiment_returns_figure(prior):
     fig = plot_candy_experiment(prior=prior, true_bag=2, n_candies=15, seed=3)
     assert isinstance(fig, Figure)
     assert len(fig.axes) == 2
-    assert "15 draws" in fig._suptitle.get_text()
+    assert "15 draws" in fig.get_suptitle()
 
 
 def test_plot_candy_experiment_impossible_data_and_bad_input():

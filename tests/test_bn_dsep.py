@@ -308,12 +308,12 @@ def test_dsep_figure_marks_trails():
     asia = load_network("asia")
     pos = layered_layout(asia)
     fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos, dysp="observed")
-    assert "d-connected" in fig._suptitle.get_text()
+    assert "d-connected" in fig.get_suptitle()
     reds = [p for p in fig.axes[0].patches if getattr(p, "get_linewidth", lambda: 0)() == 3]
     assert len(reds) == 6                     # the edges of the two open trails
     plt.close(fig)
     fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos)
-    assert "d-separated" in fig._suptitle.get_text() and "= 0" in fig._suptitle.get_text()
+    assert "d-separated" in fig.get_suptitle() and "= 0" in fig.get_suptitle()
     plt.close(fig)
 
 

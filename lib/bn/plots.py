@@ -289,8 +289,7 @@ def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
     live = LiveFigure() if live is None else live
     state = live.state_for((net, dict(pos)))
     if state is not None:  # a live redraw
-        clear_data(*state["axes"])
-        state["title"].remove()  # made again below with a fresh drawing's defaults (its colour)
+        clear_data(*state["axes"])  # fig.suptitle below sets the title's text, size and colour in place
     else:
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
         fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.86, wspace=0.05)
@@ -301,7 +300,7 @@ def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
     if x == y:
         plot_network(net, ax=ax0, pos=pos, colors=colors, fontsize=10)
         ax1.axis("off")
-        state["title"] = fig.suptitle("choose two different variables x and y")
+        fig.suptitle("choose two different variables x and y", color=plt.rcParams["text.color"])
         return fig
     bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in net.names))
     bh = 0.34
@@ -339,8 +338,8 @@ def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
     except ImpossibleEvidenceError:
         check = "no possible evidence for Z"
     verdict = "d-separated" if sep else "d-connected"
-    state["title"] = fig.suptitle(f"{x} and {y} given Z = {{{zt}}}: {verdict}\n{check}", fontsize=11,
-                                  color="#1f5f1f" if sep else "#a01010")
+    fig.suptitle(f"{x} and {y} given Z = {{{zt}}}: {verdict}\n{check}", fontsize=11,
+                 color="#1f5f1f" if sep else "#a01010")
     return fig
 
 
