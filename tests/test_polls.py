@@ -77,7 +77,7 @@ def test_the_graders_kernel_is_read_in_slices(counted, tmp_path, monkeypatch):
     from lib.grading import sandbox
 
     monkeypatch.chdir(tmp_path)
-    kernel = sandbox.Kernel(20)
+    kernel = sandbox.Kernel(20, memory_mb=1024)
     try:
         status, outputs = kernel.run("print(6 * 7)")
     finally:

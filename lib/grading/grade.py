@@ -266,7 +266,8 @@ def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key,
     except ValueError:  # grade_one says why, in the row
         data = path = None
     key = run_key.copy()
-    key.update(json.dumps(path).encode() + b"\0" + (data or b""))
+    key.update(json.dumps(path).encode() + b"\0")
+    key.update(data or b"")  # not concatenated: no second copy of a 100 MB notebook
     key = key.hexdigest()
     if resume and data is not None:
         try:
