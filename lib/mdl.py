@@ -91,16 +91,16 @@ def data_bits(log_likelihood):
     return np.abs(-ll / LN2)[()]
 
 
-def _sizes(k, n):
-    k = _nonnegative(k, "the number of parameters k")
+def _sizes(d, n):
+    d = _nonnegative(d, "the number of parameters d")
     n = check_array(n, "the sample size n", min_samples=0)
     if (n < 1).any():
         raise ValueError(f"the sample size n must be >= 1, got {n[n < 1].ravel()[0]:g}")
-    return k, n
+    return d, n
 
 
-def parameter_bits(k, n):
-    """Bits to state k real parameters, each to precision 1/sqrt(n): ``(k/2) log2 n``.
+def parameter_bits(d, n):
+    """Bits to state d real parameters, each to precision 1/sqrt(n): ``(d/2) log2 n``.
 
     With n examples a parameter is only known to about 1/sqrt(n), so coding it more
     precisely wastes bits and coding it less precisely costs more data bits; the
@@ -110,12 +110,12 @@ def parameter_bits(k, n):
     >>> float(parameter_bits(2, 1024))
     10.0
     """
-    k, n = _sizes(k, n)
-    return (0.5 * k * np.log2(n))[()]
+    d, n = _sizes(d, n)
+    return (0.5 * d * np.log2(n))[()]
 
 
-def precision_bits(k, precision, scale=1.0):
-    """Bits to state k numbers from a range of width ``scale`` to a given ``precision``.
+def precision_bits(n_values, precision, scale=1.0):
+    """Bits to state n_values numbers from a range of width ``scale`` to a given ``precision``.
 
     Each number is one of scale / precision equally likely grid values, so it costs
     log2(scale / precision) bits. This is the price of a lookup table that stores
@@ -124,35 +124,35 @@ def precision_bits(k, precision, scale=1.0):
     >>> float(precision_bits(3, precision=1 / 256))
     24.0
     """
-    k = _nonnegative(k, "the number of parameters k")
+    n_values = _nonnegative(n_values, "the number of values n_values")
     precision = check_scalar(precision, "precision", low=0, closed="neither")
     scale = check_scalar(scale, "scale", low=precision)
-    return (k * np.log2(scale / precision))[()]
+    return (n_values * np.log2(scale / precision))[()]
 
 
-def two_part_code(log_likelihood, k, n):
+def two_part_code(log_likelihood, d, n):
     """Data bits, model bits and their total for candidate models (elementwise).
 
     Returns a tuple ``(data, model, total)`` of arrays with
-    data = -log2 P(D | h) and model = (k/2) log2 n.
+    data = -log2 P(D | h) and model = (d/2) log2 n.
     Used in: Chapter 3, sections on model selection.
     """
-    data, model = data_bits(log_likelihood), parameter_bits(k, n)
+    data, model = data_bits(log_likelihood), parameter_bits(d, n)
     return data, model, data + model
 
 
-def bic(log_likelihood, k, n):
-    """Bayesian information criterion ``k ln n - 2 ln L`` (smaller is better).
+def bic(log_likelihood, d, n):
+    """Bayesian information criterion ``d ln n - 2 ln L`` (smaller is better).
 
     BIC / (2 ln 2) equals the two-part code length of :func:`two_part_code` when both
     use the same likelihood. Used in: Chapter 3, sections on model selection.
     """
     ll = check_array(log_likelihood, "log_likelihood", min_samples=0, allow_inf=True)
-    k, n = _sizes(k, n)
-    return (k * np.log(n) - 2 * ll)[()]
+    d, n = _sizes(d, n)
+    return (d * np.log(n) - 2 * ll)[()]
 
 
-def mdl_select(log_likelihoods, ks, n):
+def mdl_select(log_likelihoods, ds, n):
     """Index of the candidate with the shortest two-part description.
 
     Ties go to the earliest (list simpler models first).
@@ -165,14 +165,14 @@ def mdl_select(log_likelihoods, ks, n):
                                    allow_inf=True))
     if ll.size == 0:
         raise ValueError("log_likelihoods must list at least one candidate model, got none")
-    ks = np.atleast_1d(check_array(ks, "ks", min_samples=0))
-    if ks.shape != ll.shape:
-        raise ValueError(f"log_likelihoods and ks must have the same length (shape), got {ll.shape} "
-                         f"and {ks.shape}")
+    ds = np.atleast_1d(check_array(ds, "ds", min_samples=0))
+    if ds.shape != ll.shape:
+        raise ValueError(f"log_likelihoods and ds must have the same length (shape), got {ll.shape} "
+                         f"and {ds.shape}")
     if np.all(np.isneginf(ll)):
         raise ValueError("every candidate gives the data probability zero (all log_likelihoods "
                          "are -inf): no candidate can encode them, so none can be selected")
-    return int(np.argmin(two_part_code(ll, ks, n)[2]))
+    return int(np.argmin(two_part_code(ll, ds, n)[2]))
 
 
 # ------------------------------------------------------------- polynomial degree
@@ -218,7 +218,7 @@ def gaussian_bin_log_likelihood(residuals, sigma, precision):
 def polynomial_scores(x, y, degrees, precision=0.01):
     """Fit polynomials by least squares (= ML) and score them.
 
-    Returns a dict of arrays indexed like ``degrees``: ``k`` (degree + 2 parameters:
+    Returns a dict of arrays indexed like ``degrees``: ``d`` (degree + 2 parameters:
     coefficients and sigma), ``sigma`` (ML noise level), ``loglik_bins`` (log
     probability of y recorded to ``precision``, used for the two-part code) and
     ``loglik_density`` (Gaussian log density at the ML fit, used for BIC).
@@ -231,9 +231,9 @@ def polynomial_scores(x, y, degrees, precision=0.01):
     precision = check_scalar(precision, "precision", low=0, closed="neither")
     if degrees.size == 0 or degrees.min() < 0 or degrees.max() >= x.size:
         raise ValueError(f"degrees must lie in 0..{x.size - 1} (fewer than the {x.size} points)")
-    out = {"k": degrees + 2.0, "sigma": [], "loglik_bins": [], "loglik_density": []}
-    for d in degrees:
-        resid = y - np.polynomial.polynomial.polyval(x, np.polynomial.polynomial.polyfit(x, y, d))
+    out = {"d": degrees + 2.0, "sigma": [], "loglik_bins": [], "loglik_density": []}
+    for degree in degrees:
+        resid = y - np.polynomial.polynomial.polyval(x, np.polynomial.polynomial.polyfit(x, y, degree))
         sigma = np.sqrt(np.mean(resid ** 2))
         out["sigma"].append(sigma)
         out["loglik_bins"].append(gaussian_bin_log_likelihood(resid, sigma, precision))

@@ -72,8 +72,8 @@ def test_parameter_and_precision_bits():
 
 
 def test_bic_is_two_part_code_times_two_ln_two():
-    ll, k, n = np.array([-120.0, -95.5, -90.0]), np.array([2, 4, 9]), 300
-    np.testing.assert_allclose(bic(ll, k, n) / (2 * np.log(2)), two_part_code(ll, k, n)[2])
+    ll, d, n = np.array([-120.0, -95.5, -90.0]), np.array([2, 4, 9]), 300
+    np.testing.assert_allclose(bic(ll, d, n) / (2 * np.log(2)), two_part_code(ll, d, n)[2])
 
 
 # ---------------------------------------------------------------------- oracles
@@ -92,8 +92,8 @@ def test_bn_score_matches_pgmpy_bic():
             warnings.simplefilter("ignore")
             ref = pgmpy_est.BIC(df).score(model)
         ll = bn_log_likelihood(data, parents, [2] * 4)
-        k = bn_n_params(parents, [2] * 4)
-        assert -bic(ll, k, 300) / 2 == pytest.approx(ref, rel=1e-10)
+        d = bn_n_params(parents, [2] * 4)
+        assert -bic(ll, d, 300) / 2 == pytest.approx(ref, rel=1e-10)
 
 
 def test_bn_log_likelihood_equals_sum_of_log_frequencies():
@@ -128,7 +128,7 @@ def test_polynomial_scores_use_least_squares_fits():
         assert sigma == pytest.approx(np.sqrt(np.mean(resid ** 2)))
     ref = stats.norm(0, s["sigma"][1]).logpdf(y - np.polyval(np.polyfit(x, y, 3), x)).sum()
     assert s["loglik_density"][1] == pytest.approx(ref)
-    np.testing.assert_allclose(s["k"], [3, 5])
+    np.testing.assert_allclose(s["d"], [3, 5])
 
 
 def test_sampler_reproduces_its_probabilities():
@@ -149,7 +149,7 @@ def test_description_lengths_are_never_negative(seed):
     assert count_bits(rng.integers(0, 5, size=(3, 4)), rng.dirichlet(np.ones(4), size=3)).min() >= 0
     x, y = polynomial_data(25, rng.uniform(0.01, 1), rng)
     s = polynomial_scores(x, y, range(10))
-    data, model, total = two_part_code(s["loglik_bins"], s["k"], 25)
+    data, model, total = two_part_code(s["loglik_bins"], s["d"], 25)
     assert (data >= 0).all() and (model >= 0).all() and (total >= data).all()
 
 
@@ -175,7 +175,7 @@ def test_polynomial_degree_grows_with_n_and_stops_at_the_truth():
     def pick(n, seed):
         x, y = polynomial_data(n, 0.3, np.random.default_rng(seed))
         s = polynomial_scores(x, y, range(8))
-        return mdl_select(s["loglik_bins"], s["k"], n)
+        return mdl_select(s["loglik_bins"], s["d"], n)
     assert [pick(2000, seed) for seed in range(5)] == [3] * 5
     assert np.mean([pick(20, seed) for seed in range(10)]) < 3
 
@@ -198,10 +198,10 @@ def test_data_bits_rejects_positive_log_probability_and_nan():
         data_bits(np.nan)
 
 
-@pytest.mark.parametrize("k,n", [(-1, 10), (2, 0), (np.nan, 10)])
-def test_parameter_bits_bad_sizes(k, n):
+@pytest.mark.parametrize("d,n", [(-1, 10), (2, 0), (np.nan, 10)])
+def test_parameter_bits_bad_sizes(d, n):
     with pytest.raises(ValueError):
-        parameter_bits(k, n)
+        parameter_bits(d, n)
 
 
 def test_other_bad_input():
@@ -260,7 +260,7 @@ def test_widget_callback_returns_a_figure():
     (lambda: data_bits(np.nan), ValueError, "log_likelihood must not contain NaN"),
     (lambda: parameter_bits(2, np.nan), ValueError, "the sample size n must not contain NaN"),
     (lambda: parameter_bits(2, 0), ValueError, "the sample size n must be >= 1, got 0"),
-    (lambda: parameter_bits(-1, 10), ValueError, "the number of parameters k must be >= 0"),
+    (lambda: parameter_bits(-1, 10), ValueError, "the number of parameters d must be >= 0"),
     (lambda: precision_bits(2, "0.1"), TypeError, "precision must be a real number > 0"),
     (lambda: precision_bits(2, 0.5, scale=0.1), ValueError, "scale must be a real number >= 0.5"),
     (lambda: bic(np.nan, 2, 10), ValueError, "log_likelihood must not contain NaN"),

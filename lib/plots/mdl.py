@@ -64,9 +64,9 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     x, y = polynomial_data(n, noise, np.random.default_rng(seed))
     degrees = [d for d in degrees if d < n - 1]
     s = polynomial_scores(x, y, degrees, precision)
-    data, model, total = two_part_code(s["loglik_bins"], s["k"], n)
+    data, model, total = two_part_code(s["loglik_bins"], s["d"], n)
     best = degrees[int(np.argmin(total))]
-    best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["k"], n)))]
+    best_bic = degrees[int(np.argmin(bic(s["loglik_density"], s["d"], n)))]
     live = LiveFigure() if live is None else live
     if live.state_for("mdl") is None:  # the first draw: the axes
         fig = new_figure((9, 3.4))
