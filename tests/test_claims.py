@@ -126,7 +126,7 @@ def claims(path):
     """Every claim of a chapter: (line, sentence, how it is covered or None)."""
     found = []
     all_cells = cells(path)
-    for index, (kind, start, lines, tags) in enumerate(all_cells):
+    for index, (kind, _, lines, tags) in enumerate(all_cells):
         if kind != "markdown" or any("remove-cell" in t for t in tags):
             continue
         before = [c for c in all_cells[:index] if c[0] == "code"][-1:]
