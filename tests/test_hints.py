@@ -159,7 +159,7 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
     ("04_naive_bayes", "q1", "no class prior", "answer_q1",
      lambda ns: ns["answer_q1"] / np.array([9 / 14, 5 / 14])),
     ("04_naive_bayes", "q2", "Laplace's rule whatever m", "m_estimate",
-     lambda ns: lambda count, class_count, k, m: (count + 1) / (class_count + k)),
+     lambda ns: lambda count, class_count, r, m: (count + 1) / (class_count + r)),
     ("04_naive_bayes", "q3", "the inverse ratio L21/L12", "answer_q3", lambda ns: 1 / ns["answer_q3"]),
     ("04_naive_bayes", "q5", "all 16 covariance entries (symmetry ignored)", "answer_q5", lambda ns: (62, 26)),
     ("04_naive_bayes", "q6", "only the present value's factor (absent adds nothing)", "boolean_weight",
