@@ -53,6 +53,27 @@ def p_value(wins_a, wins_b):
     return float(binomtest(wins_a, wins_a + wins_b, 0.5).pvalue) if wins_a + wins_b else 1.0
 
 
+def ece_without_bins(confidence, correct, n_bins=10):
+    """The mean gap post by post, |confidence - correct|, where the binned ECE is asked."""
+    return float(np.mean(np.abs(np.asarray(confidence, float) - np.asarray(correct, float))))
+
+
+def ece_with(signed=False, weighted=True, midpoint=False):
+    """The expected calibration error of set 05 q10 with one of its usual slips."""
+    def ece(confidence, correct, n_bins=10):
+        confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
+        bins = np.clip(np.ceil(confidence * n_bins).astype(int) - 1, 0, n_bins - 1)
+        gaps, weights = [], []
+        for b in np.unique(bins):
+            inside = bins == b
+            level = (b + 0.5) / n_bins if midpoint else confidence[inside].mean()
+            gap = correct[inside].mean() - level
+            gaps.append(gap if signed else abs(gap))
+            weights.append(inside.mean() if weighted else 1 / len(np.unique(bins)))
+        return float(np.dot(weights, gaps))
+    return ece
+
+
 def temperature_in_probabilities(log_proba, T):
     """Temperature scaling normalised in probability space (exp underflows on real posts)."""
     p = np.exp(np.asarray(log_proba, dtype=float) / T)
@@ -138,7 +159,7 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
     ("04_naive_bayes", "q1", "no class prior", "answer_q1",
      lambda ns: ns["answer_q1"] / np.array([9 / 14, 5 / 14])),
     ("04_naive_bayes", "q2", "Laplace's rule whatever m", "m_estimate",
-     lambda ns: lambda count, class_count, k, m: (count + 1) / (class_count + k)),
+     lambda ns: lambda count, class_count, r, m: (count + 1) / (class_count + r)),
     ("04_naive_bayes", "q3", "the inverse ratio L21/L12", "answer_q3", lambda ns: 1 / ns["answer_q3"]),
     ("04_naive_bayes", "q5", "all 16 covariance entries (symmetry ignored)", "answer_q5", lambda ns: (62, 26)),
     ("04_naive_bayes", "q6", "only the present value's factor (absent adds nothing)", "boolean_weight",
@@ -187,6 +208,14 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
      "temperature_scale", lambda ns: temperature_in_probabilities),
     ("05_text_classification", "q9", "log posteriors multiplied by T", "temperature_scale",
      lambda ns: lambda log_proba, T: ns["temperature_scale"](log_proba, 1 / T)),
+    ("05_text_classification", "q10", "mean of |confidence - correct| over the posts (no bins)",
+     "calibration_error", lambda ns: ece_without_bins),
+    ("05_text_classification", "q10", "signed gaps (no absolute value)", "calibration_error",
+     lambda ns: ece_with(signed=True)),
+    ("05_text_classification", "q10", "unweighted mean of the bins' gaps", "calibration_error",
+     lambda ns: ece_with(weighted=False)),
+    ("05_text_classification", "q10", "bin midpoint instead of the mean confidence", "calibration_error",
+     lambda ns: ece_with(midpoint=True)),
     ("07_em", "q8", "evidence divided by sigma, not its square", "q_update",
      lambda ns: q_update_with(sigma_power=1)),
     ("07_em", "q8", "other cause left out (x instead of x minus its expected contribution)",

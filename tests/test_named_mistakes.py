@@ -21,7 +21,7 @@ def case05(ns):
     space = np.asarray(X[lab == "sci.space"].sum(axis=0)).ravel()
     allg = np.asarray(X.sum(axis=0)).ravel()
 
-    def bigram_no_pad_end(sentences, previous, word, k=0):
+    def bigram_no_pad_end(sentences, previous, word, alpha=0):
         c_i = c_ij = 0
         for s in sentences:
             padded = ["<s>"] + list(s)
@@ -30,10 +30,10 @@ def case05(ns):
                     c_i += 1
                     c_ij += b == word
         Vn = len({w for s in sentences for w in s}) + 2
-        d = c_i + k * Vn
-        return (c_ij + k) / d if d > 0 else 0.0
+        d = c_i + alpha * Vn
+        return (c_ij + alpha) / d if d > 0 else 0.0
 
-    def bigram_V_words(sentences, previous, word, k=0):
+    def bigram_V_words(sentences, previous, word, alpha=0):
         c_i = c_ij = 0
         for s in sentences:
             padded = ["<s>"] + list(s) + ["</s>"]
@@ -42,8 +42,8 @@ def case05(ns):
                     c_i += 1
                     c_ij += b == word
         Vn = len({w for s in sentences for w in s})
-        d = c_i + k * Vn
-        return (c_ij + k) / d if d > 0 else 0.0
+        d = c_i + alpha * Vn
+        return (c_ij + alpha) / d if d > 0 else 0.0
 
     def multinomial_score(present, p, prior):
         present, p = np.asarray(present), np.asarray(p, float)
