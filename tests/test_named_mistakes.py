@@ -331,10 +331,54 @@ def case06_q11(ns):
     ]
 
 
+def case06_q13(ns):
+    """Set 06 q13's mistakes, each built on the solution: the graphs and scores it averages."""
+    import itertools
+
+    from scipy.special import logsumexp
+
+    family_score = ns["family_score"]
+
+    def graphs(acyclic=True):
+        for code in itertools.product(range(3), repeat=3):
+            A = np.zeros((3, 3))
+            for (u, v), c in zip([(0, 1), (0, 2), (1, 2)], code):
+                if c:
+                    A[(u, v) if c == 1 else (v, u)] = 1
+            if not acyclic or np.trace(A @ A @ A) == 0:
+                yield A
+
+    def scored(X, alpha, acyclic=True, **score):
+        options = score or {"score": "bdeu", "equivalent_sample_size": alpha}
+        gs = list(graphs(acyclic))
+        s = np.array([sum(family_score(X, i, list(np.flatnonzero(A[:, i])), [2, 2, 2], **options)
+                          for i in range(3)) for A in gs])
+        return s, np.array(gs)
+
+    def average(s, gs):
+        return np.einsum("g,gij->ij", np.exp(s - logsumexp(s)), gs)
+
+    return [
+        ("q13", "the single best graph's links (0 or 1) instead of the average", "edge_posterior",
+         lambda X, alpha: (lambda s, gs: gs[np.argmax(s)])(*scored(X, alpha))),
+        ("q13", "unnormalised (exp of the scores not divided by their sum)", "edge_posterior",
+         lambda X, alpha: (lambda s, gs: np.einsum("g,gij->ij", np.exp(s), gs))(*scored(X, alpha))),
+        ("q13", "the two cyclic graphs counted (27 graphs)", "edge_posterior",
+         lambda X, alpha: average(*scored(X, alpha, acyclic=False))),
+        ("q13", "the BIC score (alpha never reaches the score)", "edge_posterior",
+         lambda X, alpha: average(*scored(X, alpha, score="bic"))),
+        ("q13", "the log scores used as weights (no exponential)", "edge_posterior",
+         lambda X, alpha: (lambda s, gs: np.einsum("g,gij->ij", s / s.sum(), gs))(*scored(X, alpha))),
+        ("q13", "the matrix transposed (P(j -> i) at [i, j])", "edge_posterior",
+         lambda X, alpha: average(*scored(X, alpha)).T),
+    ]
+
+
 MAKERS = [
     ("05_text_classification", case05),
     ("06_bayesian_networks", case06),
     ("06_bayesian_networks", case06_q11),
+    ("06_bayesian_networks", case06_q13),
     ("07_em", case07),
     ("08_hmm", case08),
     ("09_density", case09),

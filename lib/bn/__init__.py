@@ -9,6 +9,8 @@ representation from the algorithms, one module per part of Chapter 6:
 * :mod:`lib.bn.sampling`: prior, rejection and Gibbs sampling, likelihood weighting;
 * :mod:`lib.bn.learning`: ML/MAP counting, expected counts, EM, gradient ascent;
 * :mod:`lib.bn.structure`: scores (log likelihood, BIC/MDL, AIC, BDeu) and hill climbing;
+* :mod:`lib.bn.structure_mcmc`: Bayesian averaging over structures (order MCMC, exact
+  enumeration of DAGs);
 * :mod:`lib.bn.independence`: d-separation, Markov blankets, v-structures, CPDAGs;
 * :mod:`lib.bn.constraint`: conditional independence tests and the PC algorithm;
 * :mod:`lib.bn.continuous`: linear-Gaussian CPDs and discretisation (numeric variables);

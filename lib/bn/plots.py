@@ -4,8 +4,9 @@ The only module of :mod:`lib.bn` that imports matplotlib (``lib.bn`` itself does
 import it: ``from lib.bn.plots import plot_network``). Chapter 6: every drawing of a
 network (:func:`plot_network`, :func:`plot_networks`), section "Approximate inference
 by sampling" (:func:`plot_sampling_convergence`), section "Explaining away,
-interactively" (:func:`plot_evidence_explorer`) and the likelihood and score curves
-(:func:`plot_curves`).
+interactively" (:func:`plot_evidence_explorer`), the likelihood and score curves
+(:func:`plot_curves`) and section "Averaging over structures"
+(:func:`plot_link_posteriors`).
 """
 import math
 
@@ -23,7 +24,7 @@ from .sampling import _forward
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
            "plot_sampling_convergence", "plot_curves", "plot_dsep_explorer",
-           "plot_cpdags", "plot_linear_gaussian", "plot_markov_blankets"]
+           "plot_cpdags", "plot_linear_gaussian", "plot_markov_blankets", "plot_link_posteriors"]
 
 
 def layered_layout(net):
@@ -407,4 +408,40 @@ def plot_linear_gaussian(parent, child, line, bins=None, labels=("x", "y")):
     ax.set_ylabel(labels[1])
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
+    return fig
+
+
+def plot_link_posteriors(link_probs, names, true_links, best_links, titles, figsize=None):
+    """Posterior link probabilities, one heat map per run: above the diagonal, cell
+    ``(u, v)`` shows ``P(u and v linked | D)`` (``link_probs``: ``(n, n)`` arrays); a
+    black frame marks a link of the true network (``true_links``: pairs of names), an
+    orange dot a link of the single best graph (``best_links``: one set of pairs per run).
+
+    Used in: Chapter 6, section "Averaging over structures".
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    n = len(names)
+    index = {name: k for k, name in enumerate(names)}
+    cells = lambda links: [tuple(sorted(index[x] for x in e)) for e in links]  # noqa: E731
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    fig, axes = plt.subplots(1, len(link_probs), figsize=figsize or (5.2 * len(link_probs), 5.0),
+                             squeeze=False)
+    for ax, p, best, title in zip(axes[0], link_probs, best_links, titles):
+        image = ax.imshow(np.where(upper, p, np.nan), vmin=0, vmax=1, cmap="Blues")
+        for u, v in zip(*np.nonzero(upper)):
+            ax.text(v, u, f"{p[u, v]:.2f}", ha="center", va="center", fontsize=7,
+                    color="white" if p[u, v] > 0.6 else "black")
+        for u, v in cells(true_links):
+            ax.add_patch(Rectangle((v - 0.46, u - 0.46), 0.92, 0.92, fill=False, ec="black", lw=1.8))
+        for u, v in cells(best):
+            ax.plot(v + 0.28, u - 0.28, "o", color="#e6550d", ms=5)
+        ax.set_xticks(range(n), names, rotation=45, ha="right")
+        ax.set_yticks(range(n), names)
+        ax.set_title(title)
+    handles = [Rectangle((0, 0), 1, 1, fill=False, ec="black", lw=1.8),
+               Line2D([], [], ls="none", marker="o", color="#e6550d", ms=5)]
+    axes[0, 0].legend(handles, ["link of the true network", "link of the best graph"],
+                      loc="lower left", fontsize=8, frameon=False)
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.7, label="posterior link probability")
     return fig
