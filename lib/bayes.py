@@ -333,7 +333,7 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
 
 
 def interval_concepts(n_points):
-    """All interval concepts on the instances ``0 .. n_points-1``, as 0/1 labels.
+    """All interval concepts on the instances ``0, 1, ..., n_points - 1``, as 0/1 labels.
 
     Concept ``[a, b)`` labels ``x`` positive when ``a <= x < b``; the empty concept is
     included once. Returns an int array of shape (H, n_points) with

@@ -39,7 +39,7 @@ import numpy as np
 NEWSGROUPS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWSGROUPS_ARCHIVE = "20news-bydate.tar.gz"
 
-# SHA-256 of the archives that are accepted.
+#: SHA-256 of the archives that are accepted.
 NEWSGROUPS_SHA256 = {
     # the official archive (the one scikit-learn's fetch_20newsgroups checks)
     "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610": "official archive",
@@ -47,7 +47,7 @@ NEWSGROUPS_SHA256 = {
     "7be6e5585b4d19176f33a9bb43d88a9efe6476aa0a63d6c372dba36d2fcee0a7": "course's re-packed copy",
 }
 
-# Number of posts per group in the canonical 20news-bydate split: (train, test).
+#: Number of posts per group in the canonical 20news-bydate split, as (train, test).
 NEWSGROUPS_COUNTS = {
     "alt.atheism": (480, 319),
     "comp.graphics": (584, 389),
@@ -79,6 +79,8 @@ _CACHE_FORMAT = 2  # bump when the parsed-corpus layout changes
 class TextCorpus:
     """A labelled collection of documents.
 
+    Used in: Chapter 5, section "The 20 Newsgroups corpus".
+
     Attributes
     ----------
     data : list of str
@@ -89,8 +91,6 @@ class TextCorpus:
         The class names, sorted alphabetically.
     filenames : list of str
         Where each document lives inside the archive (``split/group/id``).
-
-    Used in: Chapter 5, section "The 20 Newsgroups corpus".
     """
 
     data: list

@@ -386,7 +386,7 @@ def cross_entropy(y, p):
 
 
 def fit_logistic(x, y, loss="cross_entropy"):
-    """Fit ``h(x) = 1 / (1 + exp(-(w0 + w . x)))`` to 0/1 labels by minimising ``loss``.
+    """Fit ``h(x) = 1 / (1 + exp(-(w0 + w @ x)))`` to 0/1 labels by minimising ``loss``.
 
     ``loss="cross_entropy"`` minimises :func:`cross_entropy`, which is maximum
     likelihood (the fit of unpenalised logistic regression); ``loss="squared"``

@@ -230,6 +230,13 @@ class IsotonicRegression:
     ``out_of_bounds="clip"``). Fitted: ``x_`` and ``y_``, the distinct x values and
     their fitted levels. Used in: Chapter 5, section "Scoring and repairing the
     probabilities" (the probability of being right against the claimed doubt).
+
+    Examples
+    --------
+    >>> from lib.evaluation import IsotonicRegression
+    >>> iso = IsotonicRegression().fit([0.1, 0.3, 0.5, 0.7, 0.9], [0, 1, 0, 1, 1])
+    >>> iso.predict([0.2, 0.6, 0.95]).round(3)
+    array([0.25, 0.75, 1.  ])
     """
 
     def fit(self, x, y):

@@ -39,11 +39,16 @@ from PIL import Image, PngImagePlugin
 __all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data", "figure_png", "figure_image", "MIN_FONT_PT", "CSS_PX_PER_IN",
            "PIXEL_RATIO", "PHONE_COLUMN_PX", "max_width_in", "png_info"]
 
-MIN_FONT_PT = 9.0        # smallest text drawn in any figure
-CSS_PX_PER_IN = 96       # display size of a figure inch (CSS px), as browsers define it
-PIXEL_RATIO = 2          # image pixels per CSS px (high-density screens)
-PHONE_COLUMN_PX = 358    # text column of the site on a 390 px wide phone (measured)
+#: Smallest text drawn in any figure (points).
+MIN_FONT_PT = 9.0
+#: Display size of a figure inch (CSS px), as browsers define it.
+CSS_PX_PER_IN = 96
+#: Image pixels per CSS px (high-density screens).
+PIXEL_RATIO = 2
+#: Text column of the site on a 390 px wide phone (measured).
+PHONE_COLUMN_PX = 358
 MIN_TEXT_CSS_PX = 9.0    # the smallest text a reader sees on that phone
+#: The course's matplotlib settings (font sizes), applied by :func:`use_course_style`.
 COURSE_RC = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
              "xtick.labelsize": 9, "ytick.labelsize": 9, "legend.title_fontsize": 9,
              "figure.titlesize": 11}

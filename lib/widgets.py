@@ -48,9 +48,12 @@ from .plotting import figure_image, png_info
 
 __all__ = ["interactive_figure", "LiveFigure", "describe_values", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
 
+#: The environment variable that asks for the website's kernel-free frames.
 STATIC_ENV = "BAYES_COURSE_STATIC"
-FRAME_BUDGET = 48   # frames per figure on the website (each ~30-60 KB, ~0.2 s to draw)
-SWEEP_FRAMES = 21   # values of the main control when ``frames`` does not list them
+#: Frames per figure on the website (each ~30-60 KB, ~0.2 s to draw).
+FRAME_BUDGET = 48
+#: Values of the main control when ``frames`` does not list them.
+SWEEP_FRAMES = 21
 SLOW_S = 1.0        # first draw (about 3 renders) slower than this: sliders update on release
 LIVE_CACHE = 64     # live images kept per figure, by control values (a drag back and forth)
 

@@ -85,3 +85,28 @@ def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
                              html.read_text()))
     for text in {a or b for a, b in numbers}:
         assert text in markdown, f"{page}: the page shows {text!r}, the download does not"
+
+
+@pytest.mark.skipif(not BUILD, reason="BOOK_BUILD is not set: `make nbval` (part of `make test`) runs this after `make book`")
+def test_the_built_reference_page_has_an_entry_for_every_public_name():
+    """api.html, as built: each public name of each package of lib (tests/test_api.py
+    lists the packages) has its entry, under the package where it is defined."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import libapi
+    from test_api import public_modules
+
+    ids = set(re.findall(r'id="(lib\.[\w.]+)"', (Path(BUILD) / "html" / "api.html").read_text()))
+    expected = []
+    for name in public_modules():
+        package = importlib.import_module(name)
+        names = libapi.public_names(package)
+        exported = {id(getattr(package, n)) for n in names}
+        for n in names:  # under the package, or (imported from elsewhere) under its home
+            value = getattr(package, n)
+            home = name if libapi.defined_in(value, package) or not callable(value) else value.__module__
+            expected.append(f"{home}.{n}" if home == name else f"lib.{home.split('.')[1]}.{n}")
+        for sub in libapi.submodules(package):  # a submodule's names the package does not export
+            expected += [f"{sub.__name__}.{n}" for n in libapi.public_names(sub)
+                         if id(getattr(sub, n)) not in exported and libapi.defined_in(getattr(sub, n), sub)]
+    missing = [e for e in expected if e not in ids]
+    assert len(expected) > 300 and not missing, missing

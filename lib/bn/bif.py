@@ -87,6 +87,14 @@ def read_bif(path):
     follow).
 
     Used in: Chapter 6, section "Variable elimination" (the ALARM network) and the tests.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import lib
+    >>> net = read_bif(Path(lib.__file__).parent / "data" / "networks" / "asia.bif.gz")
+    >>> net.names
+    ['asia', 'tub', 'smoke', 'lung', 'bronc', 'either', 'xray', 'dysp']
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open

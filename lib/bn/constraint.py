@@ -79,6 +79,17 @@ def ci_test(data, x, y, given=(), states=None, method="g2"):
     p-value is evidence of dependence. Returns ``CITest(statistic, dof, p_value)``.
 
     Used in: Chapter 6, section "Other scores and independence tests".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import sample
+    >>> from lib.datasets import load_network
+    >>> data = sample(load_network("asia"), 2000, rng=np.random.default_rng(0))
+    >>> ci_test(data, "smoke", "xray").p_value < 0.01
+    True
+    >>> ci_test(data, "smoke", "xray", ["lung"]).p_value > 0.05
+    True
     """
     if method not in _METHODS:
         raise ValueError(f"method must be 'g2' or 'chi2', got {method!r}")
@@ -100,7 +111,7 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
     current neighbours of ``x`` (or of ``y``) gives ``ci_test(x, y, S)`` a p-value
     above ``alpha``, remembering ``S``. Then direct ``x -> c <- y`` for every
     unlinked pair with a common neighbour ``c`` outside their separating set, and
-    apply Meek's rules. Returns a :class:`PCResult`.
+    apply Meek's rules. Returns a :class:`~lib.bn.constraint.PCResult`.
 
     ``untestable`` says what a test with zero degrees of freedom (no data to test
     with) means: ``"independent"`` (p = 1, the link goes) or ``"dependent"`` (it is
@@ -124,6 +135,18 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
 
     Used in: Chapter 6, sections "Other scores and independence tests" and "PC as it
     is practised" (its part "Orienting by all the separating sets").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import BayesNet, sample
+    >>> net = BayesNet([("Rain", ["no", "yes"], [], [0.8, 0.2]),
+    ...                 ("Sprinkler", ["off", "on"], [], [0.6, 0.4]),
+    ...                 ("Wet", ["no", "yes"], ["Rain", "Sprinkler"],
+    ...                  [[[1.0, 0.0], [0.1, 0.9]], [[0.2, 0.8], [0.01, 0.99]]])])
+    >>> result = pc(sample(net, 2000, rng=np.random.default_rng(1)))
+    >>> sorted(result.cpdag.directed), result.cpdag.undirected
+    ([('Rain', 'Wet'), ('Sprinkler', 'Wet')], set())
     """
     if method not in _METHODS:
         raise ValueError(f"method must be 'g2' or 'chi2', got {method!r}")

@@ -153,6 +153,12 @@ def active_trails(net_or_edges, x, y, given=(), nodes=None):
     a descendant observed). Enumerating trails is exponential in general; this is for
     small graphs and drawings. Used in: Chapter 6, section "d-separation"
     (the interactive figure).
+
+    Examples
+    --------
+    >>> edges = [("Rain", "Wet"), ("Sprinkler", "Wet"), ("Wet", "Slippery")]
+    >>> active_trails(edges, "Rain", "Sprinkler"), active_trails(edges, "Rain", "Sprinkler", ["Slippery"])
+    ([(['Rain', 'Wet', 'Sprinkler'], ('Wet', 'closed collider'))], [(['Rain', 'Wet', 'Sprinkler'], None)])
     """
     g = _Graph(net_or_edges, nodes)
     xs, ys, zs = _sets(g, x, y, given)
@@ -190,7 +196,14 @@ def _blocked(g, trail, zs, opens):
 def markov_blanket(net_or_edges, x, nodes=None):
     """Parents, children and the children's other parents of ``x``: given these,
     ``x`` is independent of every other variable of the network. Used in:
-    Chapter 6, section "The Markov blanket" (and by Gibbs sampling)."""
+    Chapter 6, section "The Markov blanket" (and by Gibbs sampling).
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> sorted(markov_blanket(load_network("asia"), "lung"))
+    ['either', 'smoke', 'tub']
+    """
     g = _Graph(net_or_edges, nodes)
     x = g.node(x, "x")
     mb = g.parents[x] | g.children[x]
@@ -202,7 +215,14 @@ def markov_blanket(net_or_edges, x, nodes=None):
 def v_structures(net_or_edges, nodes=None):
     """The v-structures ``(a, c, b)``: ``a -> c <- b`` with ``a`` and ``b`` not
     adjacent (``a``, ``b`` in sorted order). Used in: Chapter 6, section "Markov
-    equivalence"."""
+    equivalence".
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> v_structures(load_network("asia"))
+    [('bronc', 'dysp', 'either'), ('lung', 'either', 'tub')]
+    """
     g = net_or_edges if isinstance(net_or_edges, _Graph) else _Graph(net_or_edges, nodes)
     return sorted((a, c, b) for c in g.names
                   for a, b in combinations(sorted(g.parents[c], key=str), 2)
@@ -225,6 +245,15 @@ def cpdag(net_or_edges, nodes=None):
     and ``a - b`` gives ``a -> b``; R3 ``a - c -> b``, ``a - d -> b``, ``a - b`` with
     ``c``, ``d`` not adjacent gives ``a -> b``. Used in: Chapter 6, section "Markov
     equivalence".
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> graph = cpdag(load_network("asia"))
+    >>> sorted(graph.directed)
+    [('bronc', 'dysp'), ('either', 'dysp'), ('either', 'xray'), ('lung', 'either'), ('tub', 'either')]
+    >>> sorted(tuple(sorted(e)) for e in graph.undirected)
+    [('asia', 'tub'), ('bronc', 'smoke'), ('lung', 'smoke')]
     """
     g = _Graph(net_or_edges, nodes)
     vs = v_structures(g)
@@ -272,7 +301,15 @@ def _meek(names, skeleton, directed, undirected, ambiguous=()):
 def markov_equivalent(a, b):
     """Do two DAGs (BayesNets or edge lists) define the same independences? True
     exactly when they have the same skeleton and the same v-structures (Verma &
-    Pearl 1990). Used in: Chapter 6, section "Markov equivalence"."""
+    Pearl 1990). Used in: Chapter 6, section "Markov equivalence".
+
+    Examples
+    --------
+    >>> markov_equivalent([("A", "B"), ("B", "C")], [("C", "B"), ("B", "A")])
+    True
+    >>> markov_equivalent([("A", "B"), ("C", "B")], [("B", "A"), ("B", "C")])
+    False
+    """
     ga, gb = _Graph(a), _Graph(b)
     if set(ga.names) != set(gb.names):
         return False
@@ -286,7 +323,16 @@ def dsep_check(net, x, y, given):
     of ``y`` impossible given ``z`` skipped); 0 when ``x`` and ``y`` are d-separated.
     Used in: Chapter 6, section "d-separation" (the title of the interactive figure).
     Raises :class:`ImpossibleEvidenceError` when every assignment of ``given`` is
-    impossible."""
+    impossible.
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> z, gap = dsep_check(asia, "tub", "smoke", ["either"])
+    >>> z, round(gap, 4)
+    ({'either': 'yes'}, 0.352)
+    """
     from .inference import log_evidence
     check_net(net)
     for zs in itertools.product(*(net.states[g] for g in given)):

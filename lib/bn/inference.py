@@ -59,6 +59,16 @@ def query(net, variables, evidence=None, method="elimination"):
     underflows a double (``log_evidence`` gives its logarithm).
 
     Used in: Chapter 6, sections "Exact inference" and "Approximate inference by sampling".
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> query(asia, "lung", {"dysp": "yes"}).round(3)
+    array([0.103, 0.897])
+    >>> query(asia, ["lung", "tub"], {"dysp": "yes", "xray": "yes"}).round(3)
+    array([[0.006, 0.615],
+           [0.107, 0.271]])
     """
     q, ev = query_codes(net, variables, evidence)
     if method == "elimination":
@@ -88,7 +98,16 @@ def query(net, variables, evidence=None, method="elimination"):
 
 
 def log_evidence(net, evidence):
-    """Natural log of P(evidence), by variable elimination (``-inf`` if zero)."""
+    """Natural log of P(evidence), by variable elimination (``-inf`` if zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> round(float(np.exp(log_evidence(asia, {"dysp": "yes"}))), 4)
+    0.436
+    """
     ev = net.evidence_codes(evidence)
     table, log_scale, _ = _eliminate(net, [], ev)
     s = float(table.sum())
@@ -307,6 +326,12 @@ def elimination_plan(net, variables, evidence=None, heuristic="min_fill"):
     "largest_factor_size": entries, "pruned": [barren variables]}``.
 
     Used in: Chapter 6, section "Variable elimination".
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> elimination_plan(load_network("asia"), "lung", {"dysp": "yes"})
+    {'order': ['asia', 'tub', 'smoke', 'bronc', 'either'], 'largest_factor_vars': 3, 'largest_factor_size': 8, 'pruned': ['xray']}
     """
     q, ev = query_codes(net, variables, evidence)
     relevant, factors = _prepare(net, q, ev)

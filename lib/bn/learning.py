@@ -110,6 +110,16 @@ def expected_counts(net, data, sample_weight=None):
 
     Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs"; Chapter 7
     (the E step of EM).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import BayesNet
+    >>> net = BayesNet([("Rain", ["no", "yes"], [], [0.5, 0.5]),
+    ...                 ("Wet", ["no", "yes"], ["Rain"], [[0.9, 0.1], [0.2, 0.8]])])
+    >>> counts, loglik = expected_counts(net, {"Rain": [None, "yes"], "Wet": ["yes", "yes"]})
+    >>> counts["Rain"].round(3), round(loglik, 3)
+    (array([0.111, 1.889]), -1.715)
     """
     check_net(net)
     X = net.encode(data, allow_missing=True)
@@ -251,6 +261,22 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
 
     Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs"
     (comparison); Chapter 7, section "Bayesian networks with missing values".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import BayesNet, sample
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> data = sample(asia, 2000, rng=np.random.default_rng(0))
+    >>> data = {k: v.astype(object) for k, v in data.items()}
+    >>> data["lung"][::2] = None  # half the lung column is missing
+    >>> net = BayesNet([(v, asia.states[v], asia.parents[v]) for v in asia.names])
+    >>> fit_em(net, data) is net
+    True
+    >>> net.cpts["lung"].round(2)
+    array([[0.11, 0.89],
+           [0.01, 0.99]])
     """
     check_net(net)
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
@@ -290,6 +316,17 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
     value) and returns ``net``.
 
     Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import BayesNet
+    >>> net = BayesNet([("Rain", ["no", "yes"]), ("Wet", ["no", "yes"], ["Rain"])])
+    >>> data = {"Rain": ["yes"] * 3 + ["no"] * 7, "Wet": ["yes"] * 3 + ["no"] * 6 + ["yes"]}
+    >>> fit_gradient_ascent(net, data, eta=0.1, n_iter=500) is net
+    True
+    >>> net.cpts["Rain"].round(2)
+    array([0.7, 0.3])
     """
     check_net(net)
     if rule not in ("projected", "mitchell"):

@@ -78,6 +78,15 @@ class NetworkArrays:
 
     ``plans`` caches elimination orders (they depend on the graph only, so it survives
     :meth:`BayesNet.set_cpts`).
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> arrays = load_network("asia").arrays
+    >>> arrays.card.tolist()
+    [2, 2, 2, 2, 2, 2, 2, 2]
+    >>> arrays.parents[:3]
+    ((), (0,), ())
     """
 
     card: np.ndarray                 # number of states of each variable
@@ -122,6 +131,18 @@ class BayesNet:
     -----
     The joint distribution is :math:`P(x_1..x_n) = \\prod_i P(x_i | parents(X_i))`
     (:meth:`joint`). Used in: Chapter 6, all sections; Chapter 7 (EM).
+
+    Examples
+    --------
+    >>> from lib.bn import BayesNet
+    >>> net = BayesNet([("Rain", ["no", "yes"], [], [0.8, 0.2]),
+    ...                 ("Wet", ["no", "yes"], ["Rain"], [[0.9, 0.1], [0.2, 0.8]])])
+    >>> net
+    BayesNet(Rain, Wet|Rain)
+    >>> net.cpt_shape("Wet")
+    (2, 2)
+    >>> net.query("Rain", {"Wet": "yes"}).round(3)
+    array([0.333, 0.667])
     """
 
     def __init__(self, variables):
@@ -483,6 +504,15 @@ def cpt_markdown(net, name, digits=6):
     one column per state (for display in a chapter).
 
     Used in: Chapter 6, section "The earthquake network".
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> print(cpt_markdown(load_network("asia"), "tub", digits=3))
+    | asia | tub = yes | tub = no |
+    |---|---|---|
+    | yes | 0.05 | 0.95 |
+    | no | 0.01 | 0.99 |
     """
     if name not in net.cpts:
         raise ValueError(f"unknown variable {name!r}; the network has {net.names}")

@@ -9,7 +9,7 @@ likelihood-weighting estimate next to the exact posteriors. Every estimator take
 elimination), instead of returning NaN or zero weights.
 """
 import math
-from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,11 +22,25 @@ from .network import check_net
 __all__ = ["SamplingResult", "sample", "rejection_sampling", "likelihood_weighting",
            "gibbs_sampling"]
 
-#: Result of a Monte Carlo estimate. ``p``: estimated distribution of the query
-#: variable; ``n_effective``: accepted samples (rejection sampling), Kish effective
-#: sample size ``(sum w)^2 / sum w^2`` (likelihood weighting) or number of sweeps
-#: (Gibbs); ``running``: the estimate after each sample, shape ``(n, n_states)``.
-SamplingResult = namedtuple("SamplingResult", "p n_effective running")
+class SamplingResult(NamedTuple):
+    """Result of a Monte Carlo estimate. ``p``: estimated distribution of the query
+    variable; ``n_effective``: accepted samples (rejection sampling), Kish effective
+    sample size ``(sum w)^2 / sum w^2`` (likelihood weighting) or number of sweeps
+    (Gibbs); ``running``: the estimate after each sample, shape ``(n, n_states)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import likelihood_weighting
+    >>> from lib.datasets import load_network
+    >>> result = likelihood_weighting(load_network("asia"), "lung", {"dysp": "yes"}, 20000, rng=np.random.default_rng(0))
+    >>> result.p.round(2), result.running.shape
+    (array([0.1, 0.9]), (20000, 2))
+    """
+
+    p: np.ndarray
+    n_effective: float
+    running: np.ndarray
 
 
 def _forward(net, n, rng, fixed=None):
@@ -54,7 +68,15 @@ def sample(net, n, rng=None, codes=False):
     sampling: each variable after its parents, from its CPT row).
 
     Returns a dict of columns of state labels, or (``codes=True``) the integer
-    array of :meth:`encode`. Used in: Chapter 6, section "Approximate inference by sampling".
+    array of :meth:`BayesNet.encode`. Used in: Chapter 6, section "Approximate inference by sampling".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.datasets import load_network
+    >>> data = sample(load_network("asia"), 5, rng=np.random.default_rng(0))
+    >>> data["smoke"].tolist()
+    ['no', 'no', 'no', 'no', 'no']
     """
     check_net(net)
     n = check_scalar(n, "n", kind="integer", low=1)
@@ -80,6 +102,14 @@ def rejection_sampling(net, variable, evidence, n, rng=None):
     with the (possible but unlikely) evidence, ``p`` is NaN and ``n_effective`` 0.
 
     Used in: Chapter 6, section "Approximate inference by sampling".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.datasets import load_network
+    >>> result = rejection_sampling(load_network("asia"), "lung", {"dysp": "yes"}, 20000, rng=np.random.default_rng(0))
+    >>> result.p.round(2), result.n_effective
+    (array([0.1, 0.9]), 8775)
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
     X, _ = _forward(net, n, check_rng(rng))
@@ -101,6 +131,14 @@ def likelihood_weighting(net, variable, evidence, n, rng=None):
     ``(sum w)^2 / sum w^2``.
 
     Used in: Chapter 6, section "Approximate inference by sampling".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.datasets import load_network
+    >>> result = likelihood_weighting(load_network("asia"), "lung", {"dysp": "yes"}, 20000, rng=np.random.default_rng(0))
+    >>> result.p.round(2)
+    array([0.1, 0.9])
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
     X, logw = _forward(net, n, check_rng(rng), fixed=ev)
@@ -123,6 +161,18 @@ def gibbs_sampling(net, variable, evidence, n, rng=None, burn_in=100):
     children's other parents). ``n`` sweeps are counted after ``burn_in``.
 
     Used in: Chapter 6, section "Approximate inference by sampling".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import BayesNet, query
+    >>> net = BayesNet([("Rain", ["no", "yes"], [], [0.8, 0.2]),
+    ...                 ("Sprinkler", ["off", "on"], [], [0.6, 0.4]),
+    ...                 ("Wet", ["no", "yes"], ["Rain", "Sprinkler"],
+    ...                  [[[1.0, 0.0], [0.1, 0.9]], [[0.2, 0.8], [0.01, 0.99]]])])
+    >>> result = gibbs_sampling(net, "Rain", {"Wet": "yes"}, 20000, rng=np.random.default_rng(0))
+    >>> result.p.round(2), query(net, "Rain", {"Wet": "yes"}).round(2)
+    (array([0.62, 0.38]), array([0.62, 0.38]))
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
     burn_in = check_scalar(burn_in, "burn_in", kind="integer", low=0)

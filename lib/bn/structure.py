@@ -35,6 +35,16 @@ def score(net, data, score="bic", equivalent_sample_size=10.0):
 
     Used in: Chapter 6, sections "Learning the structure" and "Other scores and
     independence tests".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import sample
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> data = sample(asia, 1000, rng=np.random.default_rng(0))
+    >>> round(score(asia, data, "loglik"), 1), round(score(asia, data, "bic"), 1)
+    (-2216.9, -2279.1)
     """
     check_net(net)
     check_option(score, "score", SCORES)
@@ -100,6 +110,18 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     (score after each move) and ``moves_`` (the applied moves).
 
     Used in: Chapter 6, section "Learning the structure".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import BayesNet, sample
+    >>> net = BayesNet([("Rain", ["no", "yes"], [], [0.8, 0.2]),
+    ...                 ("Sprinkler", ["off", "on"], [], [0.6, 0.4]),
+    ...                 ("Wet", ["no", "yes"], ["Rain", "Sprinkler"],
+    ...                  [[[1.0, 0.0], [0.1, 0.9]], [[0.2, 0.8], [0.01, 0.99]]])])
+    >>> learned = hill_climb(sample(net, 2000, rng=np.random.default_rng(1)))
+    >>> sorted(learned.edges())
+    [('Rain', 'Wet'), ('Sprinkler', 'Wet')]
     """
     check_option(score, "score", SCORES)
     if start is not None:
@@ -252,6 +274,18 @@ def family_score(X, i, parents, card, score="bic", equivalent_sample_size=10.0,
 
     Used in: Chapter 6, sections "Learning the structure" and "Other scores and
     independence tests".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.bn import sample
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> X = asia.encode(sample(asia, 1000, rng=np.random.default_rng(0)))
+    >>> card = [asia.card[v] for v in asia.names]
+    >>> i, lung = asia.index["either"], asia.index["lung"]
+    >>> float(family_score(X, i, [], card)) < float(family_score(X, i, [lung], card))
+    True
     """
     check_option(score, "score", ("bic", "aic", "loglik", "bdeu"))
     card = np.asarray(card)

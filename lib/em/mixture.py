@@ -6,7 +6,7 @@ Chapter 7, sections "Mixtures of Gaussians" (:class:`GaussianMixture`,
 :mod:`lib.plots.em`.
 
 Every EM routine here works in log space (responsibilities are normalised with
-:func:`scipy.special.logsumexp`) and records the log likelihood of the data once per
+``scipy.special.logsumexp``) and records the log likelihood of the data once per
 iteration: entry ``t`` of ``log_likelihood_`` is the log likelihood of the whole data
 set under the parameters reached after ``t`` EM iterations (entry 0 is the starting
 point). Without a prior or a variance floor this sequence never decreases.
@@ -89,32 +89,43 @@ class GaussianMixture:
 
     Parameters
     ----------
-    n_components : int, the number of components k.
-    covariance : {'full', 'diag', 'spherical'}, the form of each covariance matrix.
-    n_iter : int, the maximum number of EM iterations.
-    tol : float, convergence threshold on the gain in mean log likelihood per point;
-        once an iteration gains less, one more iteration is made and EM stops (the
-        rule of scikit-learn's ``GaussianMixture``; ``tol=0`` runs exactly
-        ``n_iter`` iterations).
-    reg : float >= 0, added to the diagonal of every covariance after each M step: a
-        variance floor that stops a component from collapsing onto one point. With
-        ``reg > 0`` the M step is no longer the exact maximiser, so the "never
-        decreases" guarantee holds only up to effects of order ``reg``.
-    init : 'random', 'kmeans++' or a dict with arrays 'weights' (k,), 'means' (k, d)
-        and 'covariances' (shape as ``covariances_``) or 'precisions'.
-    n_init : int, number of random restarts; the run with the highest final log
-        likelihood is kept.
-    random_state : int, numpy Generator or None.
+    n_components : int
+        The number of components k.
+    covariance : {'full', 'diag', 'spherical'}
+        The form of each covariance matrix.
+    n_iter : int
+        The maximum number of EM iterations.
+    tol : float
+        Convergence threshold on the gain in mean log likelihood per point; once an
+        iteration gains less, one more iteration is made and EM stops (the rule of
+        scikit-learn's ``GaussianMixture``; ``tol=0`` runs exactly ``n_iter`` iterations).
+    reg : float >= 0
+        Added to the diagonal of every covariance after each M step: a variance floor
+        that stops a component from collapsing onto one point. With ``reg > 0`` the M
+        step is no longer the exact maximiser, so the "never decreases" guarantee holds
+        only up to effects of order ``reg``.
+    init : 'random', 'kmeans++' or dict
+        A dict holds arrays 'weights' (k,), 'means' (k, d) and 'covariances' (shape as
+        ``covariances_``) or 'precisions'.
+    n_init : int
+        Number of random restarts; the run with the highest final log likelihood is kept.
+    random_state : int, numpy Generator or None
 
     Attributes
     ----------
-    weights_, means_, covariances_ : fitted parameters (covariances_ has shape
-        (k, d, d), (k, d) or (k,) for 'full', 'diag', 'spherical').
-    log_likelihood_ : (n_iter_ + 1,) array; entry t is the total log likelihood of
-        the data after t iterations (entry 0: the starting parameters).
-    n_iter_ : number of EM iterations run; converged_ : whether ``tol`` stopped it.
-    lower_bounds_ : (n_iter_,) array, scikit-learn's ``lower_bounds_``: the mean log
-        likelihood per point in the E step of each iteration, ``log_likelihood_[:-1] / n``.
+    weights_, means_, covariances_
+        The fitted parameters (``covariances_`` has shape (k, d, d), (k, d) or (k,) for
+        'full', 'diag', 'spherical').
+    log_likelihood_ : numpy.ndarray
+        Shape ``(n_iter_ + 1,)``: entry t is the total log likelihood of the data after t iterations (entry 0:
+        the starting parameters).
+    n_iter_ : int
+        The number of EM iterations run.
+    converged_ : bool
+        Whether ``tol`` stopped it.
+    lower_bounds_ : numpy.ndarray
+        Shape ``(n_iter_,)``: scikit-learn's ``lower_bounds_``: the mean log likelihood per point in the E
+        step of each iteration, ``log_likelihood_[:-1] / n``.
 
     Examples
     --------
@@ -123,6 +134,9 @@ class GaussianMixture:
     >>> gm = GaussianMixture(2, random_state=0).fit(X)
     >>> [int(round(m)) for m in np.sort(gm.means_[:, 0])]
     [0, 6]
+    >>> labels = gm.predict([[0, 0], [6, 6]])  # one point near each mean
+    >>> bool(labels[0] != labels[1])
+    True
     """
 
     def __init__(self, n_components=1, covariance="full", n_iter=100, tol=1e-3,

@@ -128,7 +128,7 @@ def _bernoulli_entropy(m):
 
 def factorial_em(x, weights, priors, sigma, n_iter=50, mean_field=True, n_sweeps=10):
     """EM for a factorial model with two hidden binary causes: ``z_k ~ Bernoulli(priors[k])``
-    independently and ``x | z ~ N(weights . z, sigma^2)`` (``sigma`` known).
+    independently and ``x | z ~ N(weights @ z, sigma^2)`` (``sigma`` known).
 
     The exact E step computes the posterior over the four configurations of ``z``;
     with ``mean_field=True`` the E step is restricted to ``q(z_1) q(z_2)`` and fitted by

@@ -28,7 +28,8 @@ import numpy as np
 #: MIME type of the answers that :func:`send_values` displays for the grader.
 MIME = "application/vnd.bayes-course.grading+json"
 MAX_ITEMS = 100_000  # larger answers are not graded (a guard against huge values)
-MAX_ANSWER = 2 * 2**20  # bytes of one encoded answer (each test's value on its own)
+#: Bytes of one encoded answer (each test's value on its own).
+MAX_ANSWER = 2 * 2**20
 MAX_MESSAGE = 2000  # characters of what a test's message quotes from the kernel
 STUB_MESSAGE = "exercise"  # the release's stub: raise NotImplementedError("exercise")
 #: The course's precision rule (exercises/README.md): numbers are checked to 4 significant

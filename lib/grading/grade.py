@@ -32,7 +32,8 @@ class GradingRefused(ValueError):
     """The instructor solution does not score full marks in the sandbox: nothing graded."""
 
 
-MAX_CELLS = 5000  # cells of a submitted notebook, counted in its bytes before it is parsed
+#: Cells of a submitted notebook, counted in its bytes before it is parsed.
+MAX_CELLS = 5000
 
 
 def check_size(data, filename):
@@ -240,7 +241,8 @@ def feedback(result, exercise):
     return "\n".join(lines) + "\n"
 
 
-STATE = "grading-state.json"  # in submissions/ID/: the result and the key of what it graded
+#: In submissions/ID/, the result and the key of what it graded.
+STATE = "grading-state.json"
 
 
 def _run_key(source_file, sandbox, extras, opts):

@@ -56,9 +56,11 @@ ROOT = Path(__file__).resolve().parents[2]  # the project: lib/ lives here
 HOME, WORK = "/home/student", "/home/student/work"
 DATA, CACHE = "/course-data", "/course-cache"  # where the shared data sets appear inside
 NPROC = 256  # processes and threads of one submission
-MAX_LINE = 4 * 2**20  # bytes of one report line (a question's answers), read before parsing
+#: Bytes of one report line (a question's answers), read before parsing.
+MAX_LINE = 4 * 2**20
 MAX_ITEMS = 400_000  # JSON lists, objects and items ('[', '{', ',') of one report line
-MAX_REPLY = 16 * 2**20  # bytes of all report lines of one submission
+#: Bytes of all report lines of one submission.
+MAX_REPLY = 16 * 2**20
 MAX_STDERR = 4096
 TMPFS = str(512 * 2**20)  # bytes of each private temporary folder
 HOME_TMPFS = str(256 * 2**20)  # bytes of the writable home (and work folder) of a submission

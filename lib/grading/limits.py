@@ -6,7 +6,7 @@
   submission that starts many busy processes gets one submission's share of the CPU,
   not one process's share each. cgroup v2 when ``/sys/fs/cgroup`` is a v2 mount, the
   v1 controllers ``memory``, ``pids`` and ``cpu`` otherwise. Needs root and a writable
-  hierarchy; :attr:`Cgroups.missing` says why not.
+  hierarchy; ``Cgroups.missing`` says why not.
 * :func:`seccomp_filter`: a seccomp program (classic BPF, the format ``bwrap --seccomp
   FD`` reads) at least as strict as Docker's default profile: no kernel keyring, no new
   namespaces or mounts, no io_uring, perf_event_open, userfaultfd, bpf or ptrace, and no
@@ -144,7 +144,7 @@ class Cgroups:
 
     ``Cgroups(memory_bytes, nproc, workers)``: the run's folder gets the CPU weight of
     ``workers`` processes (on a shared host the run competes as that many processes,
-    not as one); :attr:`missing` is ``""`` when it works, else
+    not as one); ``missing`` is ``""`` when it works, else
     why not (then :meth:`create` returns ``None``). :meth:`create` makes a submission's
     cgroup and returns the ``cgroup.procs`` files a process writes its pid into to
     join; :meth:`remove` kills what is left in it and removes it.

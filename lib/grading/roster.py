@@ -22,7 +22,7 @@ the entries come in (documented in ``instructors.md``, "Collecting submissions")
 * **plain**: an entry named by the roster's ``id`` (``<id>.ipynb`` or a folder ``<id>/``).
 
 An entry that matches no student is never given a made-up id silently: it keeps the
-intake's id and is listed by name in :attr:`Collected.unmatched`.
+intake's id and is listed by name in ``Collected.unmatched``.
 """
 import csv
 import os

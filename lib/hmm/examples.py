@@ -4,6 +4,7 @@ import numpy as np
 
 from .model import HMM
 
+#: The 27 symbols of the letter models: a space (symbol 0), then a to z.
 ALPHABET = " abcdefghijklmnopqrstuvwxyz"
 
 
@@ -59,6 +60,8 @@ def rolls_to_symbols(rolls):
     return np.array(faces, dtype=np.intp)
 
 
+#: The casino's example sequences of die rolls, by name (Chapter 8, "The occasionally
+#: dishonest casino").
 CASINO_EXAMPLES = {
     "mostly fair, then a run of sixes": "3512462315423164516623456666166626563661245132" + "4512361523",
     "fair throughout": "3125463214562315462134564213526143652134",

@@ -83,6 +83,12 @@ class HMM:
     >>> umbrella = HMM([0.5, 0.5], [[0.7, 0.3], [0.3, 0.7]], [[0.1, 0.9], [0.8, 0.2]])
     >>> round(float(umbrella.filter([1, 1])[1, 0]), 3)  # P(rain on day 2 | umbrella, umbrella)
     0.883
+    >>> umbrella.predict([1, 1, 0, 1]).tolist()  # the most likely weather (Viterbi)
+    [0, 0, 1, 0]
+    >>> model = HMM([0.5, 0.5], [[0.6, 0.4], [0.4, 0.6]], [[0.3, 0.7], [0.6, 0.4]])
+    >>> model = model.fit([[1, 1, 0, 1, 1, 0, 0, 0, 1, 1]])  # Baum-Welch
+    >>> bool(model.log_likelihoods_[-1] > model.log_likelihoods_[0])
+    True
     """
 
     def __init__(self, start, transition, emission):

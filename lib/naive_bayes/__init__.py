@@ -29,10 +29,10 @@ Smoothing conventions (``alpha`` matches scikit-learn's meaning everywhere):
   ``var_smoothing`` (a fraction of the largest feature variance added to every
   variance).
 
-Layout: :mod:`._base` (shared prediction code), :mod:`.categorical`, :mod:`.counts`
+Layout: ``_base`` (shared prediction code), :mod:`.categorical`, :mod:`.counts`
 (Bernoulli and multinomial), :mod:`.gaussian`, :mod:`.chapter` (tables and helpers of
 Chapter 4); the figures are in :mod:`lib.plots.naive_bayes`. Inputs are checked with
-:mod:`lib._validation`: ``predict`` and ``predict_proba`` refuse the same examples.
+``lib._validation``: ``predict`` and ``predict_proba`` refuse the same examples.
 """
 from lib.naive_bayes.categorical import CategoricalNB
 from lib.naive_bayes.chapter import (

@@ -28,6 +28,16 @@ class BernoulliNB(_BaseNB):
     already 0/1). Fitted attributes as in scikit-learn: ``classes_``,
     ``class_count_``, ``class_log_prior_``, ``feature_count_``, ``feature_log_prob_``
     (log P(x_j = 1 | y)).
+
+    Examples
+    --------
+    >>> from lib.naive_bayes import BernoulliNB
+    >>> X = [[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]]
+    >>> nb = BernoulliNB(alpha=1).fit(X, ["sport", "sport", "space", "space"])
+    >>> nb.predict([[1, 1, 0], [0, 0, 1]]).tolist()
+    ['sport', 'space']
+    >>> nb.classes_.tolist(), nb.predict_proba([[1, 0, 0]]).round(3)
+    (['space', 'sport'], array([[0.1, 0.9]]))
     """
 
     def __init__(self, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None):

@@ -23,6 +23,14 @@ class GaussianNB(_BaseNB):
     normalised in log space (``logsumexp``), so every row of ``predict_proba`` sums
     to one; a point so far from every class that all densities underflow is refused
     by ``predict`` and ``predict_proba`` alike.
+
+    Examples
+    --------
+    >>> from lib.naive_bayes import GaussianNB
+    >>> X = [[5.0, 3.4], [4.8, 3.1], [6.4, 2.9], [6.7, 3.0]]
+    >>> nb = GaussianNB().fit(X, ["setosa", "setosa", "versicolor", "versicolor"])
+    >>> nb.predict([[5.1, 3.3], [6.5, 2.8]]).tolist()
+    ['setosa', 'versicolor']
     """
 
     _prior_name = "priors"

@@ -25,8 +25,8 @@ from lib._validation import (
 )
 from lib.naive_bayes._base import _float_csr
 
-# A token is a run of two or more letters or digits (the default of scikit-learn's
-# CountVectorizer, so that the two can be compared on the same vocabulary).
+#: A token is a run of two or more letters or digits (the default of scikit-learn's
+#: CountVectorizer, so that the two can be compared on the same vocabulary).
 TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
@@ -86,7 +86,7 @@ class NaiveBayesText(ProbabilisticClassifier):
     """Naive Bayes for documents: multinomial (bag of words) or Bernoulli (word presence).
 
     ``event_model="multinomial"`` is the learner of LEARN_NAIVE_BAYES_TEXT: every word
-    position of a document is a roll of one |Vocabulary|-sided die per class, and
+    position of a document is a roll of one ``|Vocabulary|``-sided die per class, and
 
     ``P(w_k | v_j) = (n_k + alpha) / (n + alpha |Vocabulary|)``
 

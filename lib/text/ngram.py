@@ -7,7 +7,7 @@ import numpy as np
 
 from lib._validation import check_is_fitted, check_items, check_rng, check_scalar
 
-# For language models single letters ("I", "a") and contractions ("don't") count too.
+#: For language models single letters ("I", "a") and contractions ("don't") count too.
 LM_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 _QUOTE = re.compile(r"^\s*[>|:]|(writes|wrote|says):\s*$")
