@@ -317,6 +317,21 @@ def test_dsep_figure_marks_trails():
     plt.close(fig)
 
 
+def test_cpdag_grid_draws_each_graph_in_its_panel():
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
+    from lib.bn.independence import CPDAG
+    from lib.bn.plots import layered_layout, plot_cpdags
+    asia = load_network("asia")
+    graphs = [cpdag(asia), None, CPDAG({("tub", "either")}, {frozenset(("lung", "either"))})]
+    fig = plot_cpdags(graphs, asia.names, layered_layout(asia), ["class", "", "two links"], ncols=2)
+    assert len(fig.axes) == 4 and [ax.get_title() for ax in fig.axes] == ["class", "", "two links", ""]
+    arrows = [[a for a in ax.get_children() if isinstance(a, FancyArrowPatch)] for ax in fig.axes]
+    assert [len(a) for a in arrows] == [8, 0, 2, 0]          # the class: 5 arrows, 3 lines
+    plt.close(fig)
+
+
 def test_markov_blanket_figure_colours_the_blanket():
     from matplotlib.colors import to_hex
     from matplotlib.patches import FancyBboxPatch
@@ -382,6 +397,24 @@ def test_pc_untestable_and_stable_options():
         return {(frozenset(r.skeleton), frozenset(r.cpdag.directed))
                 for r in (pc(few, states=asia.states, stable=stable, order=o) for o in orders)}
     assert len(outcomes(True)) == 1 and len(outcomes(False)) > 1
+    # PC-stable fixes the skeleton only (Colombo & Maathuis 2014): over 16 orders the
+    # separating set recorded for dysp - xray is {tub} in some and {smoke} in others
+    # (both ends' neighbour sets hold one; the end visited first supplies it) ...
+    orders16 = orders + [list(np.random.default_rng(k).permutation(asia.names)) for k in range(10, 14)]
+    runs = [pc(few, states=asia.states, stable=True, order=o) for o in orders16]
+    assert len({frozenset(r.skeleton) for r in runs}) == 1
+    assert {frozenset(r.sepsets[frozenset(("dysp", "xray"))]) for r in runs} == {frozenset({"tub"}), frozenset({"smoke"})}
+    # ... and on 200 rows (seed 16) two CPDAGs over one skeleton, which the voting rules
+    # (deciding each triple from the final skeleton) bring back to one
+    small = asia.sample(200, np.random.default_rng(16))
+    def graphs(**options):
+        runs = [pc(small, states=asia.states, stable=True, order=o, **options) for o in orders]
+        return ({frozenset(r.skeleton) for r in runs},
+                {(frozenset(r.cpdag.directed), frozenset(r.cpdag.undirected), r.ambiguous) for r in runs})
+    skeletons, cpdags = graphs()
+    assert len(skeletons) == 1 and len(cpdags) == 2
+    for orient in ("conservative", "majority"):
+        assert len(graphs(orient=orient)[1]) == 1
     # the default order is the network's and gives the earlier result
     assert pc(few, states=asia.states, order=list(asia.names)).skeleton == pc(few, states=asia.states).skeleton
     with pytest.raises(ValueError, match="untestable"):

@@ -331,6 +331,39 @@ def case06_q11(ns):
     ]
 
 
+def case06_q12(ns):
+    pc, states = ns["pc"], ns["asia"].states
+
+    def counting(key, fixed_order=False, pass_stable=True, sort=True, share=False):
+        def cpdag_counts(data, orders, stable):
+            found = {}
+            for order in orders:
+                result = pc(data, states=states, order=None if fixed_order else order,
+                            stable=stable and pass_stable)
+                found[key(result)] = found.get(key(result), 0) + (1 / len(orders) if share else 1)
+            return sorted(found.values(), reverse=True) if sort else list(found.values())
+        return cpdag_counts
+
+    def whole(r):
+        return frozenset(r.cpdag.directed), frozenset(r.cpdag.undirected)
+
+    def one_when_stable(data, orders, stable):
+        return [len(orders)] if stable else counting(whole)(data, orders, False)
+
+    def number(data, orders, stable):
+        return len(counting(whole)(data, orders, stable))
+
+    return [
+        ("q12", "skeletons counted instead of CPDAGs", "cpdag_counts", counting(lambda r: frozenset(r.skeleton))),
+        ("q12", "the same order in every run", "cpdag_counts", counting(whole, fixed_order=True)),
+        ("q12", "stable not passed on to pc", "cpdag_counts", counting(whole, pass_stable=False)),
+        ("q12", "PC-stable taken as order-independent", "cpdag_counts", one_when_stable),
+        ("q12", "the number of CPDAGs instead of the counts", "cpdag_counts", number),
+        ("q12", "shares of the orders instead of counts", "cpdag_counts", counting(whole, share=True)),
+        ("q12", "counts in the order first found (not sorted)", "cpdag_counts", counting(whole, sort=False)),
+    ]
+
+
 def case06_q13(ns):
     """Set 06 q13's mistakes, each built on the solution: the graphs and scores it averages."""
     import itertools
@@ -378,6 +411,7 @@ MAKERS = [
     ("05_text_classification", case05),
     ("06_bayesian_networks", case06),
     ("06_bayesian_networks", case06_q11),
+    ("06_bayesian_networks", case06_q12),
     ("06_bayesian_networks", case06_q13),
     ("07_em", case07),
     ("08_hmm", case08),

@@ -117,9 +117,13 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
     with) means: ``"independent"`` (p = 1, the link goes) or ``"dependent"`` (it is
     skipped and cannot remove the link; pgmpy's tests return NaN there and keep it).
     ``stable=True`` is PC-stable (Colombo and Maathuis 2014): the neighbour sets used
-    at each level are those at the start of the level, so the result does not depend
-    on the order of the variables; ``order`` (a list of the variable names) is the
-    order in which the pairs are visited (default: the network's order).
+    at each level are those at the start of the level, so the skeleton does not depend
+    on the order of the variables. The separating sets still can (when sets drawn from
+    both ends' neighbours separate a pair, the end visited first supplies the one
+    recorded), and with them the v-structures and the CPDAG. The conservative and
+    majority rules below decide each triple from the final skeleton alone, so with
+    ``stable=True`` their CPDAG does not depend on the order either. ``order`` (a list of the variable
+    names) is the order in which the pairs are visited (default: the network's order).
 
     ``orient`` decides each unshielded triple ``x - m - y`` (``x``, ``y`` unlinked):
     ``"standard"`` makes it a collider ``x -> m <- y`` when ``m`` is not in the one

@@ -344,18 +344,26 @@ def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
     return fig
 
 
-def plot_cpdags(graphs, names, pos, titles, figsize=None):
+def plot_cpdags(graphs, names, pos, titles, figsize=None, ncols=None):
     """Equivalence classes side by side: ``graphs`` is a list of
     :class:`lib.bn.independence.CPDAG` (compelled edges as arrows, reversible ones as
-    plain lines, drawn in blue), all on the node positions ``pos``.
+    plain lines, drawn in blue), all on the node positions ``pos``; ``ncols`` panels
+    per row (default: all in one row; a ``None`` in ``graphs`` leaves its panel empty).
 
-    Used in: Chapter 6, sections "Markov equivalence" and "Other scores and
-    independence tests".
+    Used in: Chapter 6, sections "Markov equivalence", "Other scores and independence
+    tests" and "PC as it is practised" (the CPDAGs PC gives over orders of the variables).
     """
     from .network import BayesNet
-    fig, axes = plt.subplots(1, len(graphs), figsize=figsize or (5.5 * len(graphs), 3.8), squeeze=False)
+    ncols = ncols or len(graphs)
+    nrows = math.ceil(len(graphs) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (5.5 * ncols, 3.8 * nrows), squeeze=False)
     bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in names))
-    for ax, g, title in zip(axes[0], graphs, titles):
+    for ax in axes.flat[len(graphs):]:
+        ax.set_axis_off()
+    for ax, g, title in zip(axes.flat, graphs, titles):
+        if g is None:
+            ax.set_axis_off()
+            continue
         shell = BayesNet([(n, ("-",), [u for u, v in g.directed if v == n]) for n in names])
         plot_network(shell, ax=ax, pos=pos, title=title, fontsize=10, node_width=bw)
         for e in g.undirected:
