@@ -101,8 +101,9 @@ RECOVERY_SEEDS = range(20)
 
 
 def test_heart_disease_structure_is_recovered_on_most_samples():
-    """5000 rows, seeds 0-19, 8 starts. Measured: 4 starts recover 18 of 20 samples
-    (seeds 10 and 19 stop at local optima below the true graph's BIC), 8 starts recover them."""
+    """5000 rows, seeds 0-19, 8 starts (the default). Measured: 20 of 20 recovered (4 starts:
+    18 of 20, seeds 10 and 19 stopping below the true graph's BIC); one miss is allowed for
+    float rounding in the searches. 22 minutes on a shared machine under load 8 to 16."""
     truth = heart_disease_network()
     found = []
     for seed in RECOVERY_SEEDS:
@@ -110,5 +111,4 @@ def test_heart_disease_structure_is_recovered_on_most_samples():
                             hidden="HeartDisease", rng=np.random.default_rng(seed))
         assert np.all(np.diff(net.bic_trace_) > -1e-6)
         found.append(set(net.edges()) == set(truth.edges()))
-    print(found)
     assert sum(found) >= 19, found
