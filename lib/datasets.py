@@ -454,3 +454,31 @@ def load_network(name):
     if name not in NETWORKS:
         raise ValueError(f"unknown network {name!r}; choose from {NETWORKS}")
     return read_bif(Path(__file__).resolve().parent / "data" / "networks" / f"{name}.bif.gz")
+
+
+def heart_disease_network():
+    """A heart-disease network shaped like Figure 20.10 of Russell & Norvig (2010): three
+    causes (Smoking, Diet, Exercise) -> HeartDisease -> three symptoms, every variable
+    with the states low, mid, high (78 free parameters). The numbers are ours (the book
+    gives none): HeartDisease's state follows the sum of the causes' codes (0 to 6),
+    ``P(HD = k) proportional to exp(-0.75 (s - 3k)^2)`` for ``k = 0, 1, 2``, and each
+    symptom matches HeartDisease's state with probability 0.6 to 0.8.
+    Used in: Chapter 7, section "Structural EM with a hidden variable".
+
+    Examples
+    --------
+    >>> heart_disease_network().n_parameters()
+    78
+    """
+    from lib.bn import BayesNet
+
+    three = ["low", "mid", "high"]
+    causes = ["Smoking", "Diet", "Exercise"]
+    s = np.add.outer(np.add.outer(np.arange(3), np.arange(3)), np.arange(3))
+    hd = np.exp(-0.75 * (s[..., None] - np.array([0, 3, 6])) ** 2)
+    symptoms = [[[.8, .15, .05], [.15, .7, .15], [.05, .15, .8]],
+                [[.7, .2, .1], [.2, .6, .2], [.1, .2, .7]],
+                [[.75, .2, .05], [.1, .8, .1], [.05, .2, .75]]]
+    return BayesNet([(c, three, [], [1 / 3] * 3) for c in causes]
+                    + [("HeartDisease", three, causes, hd / hd.sum(axis=-1, keepdims=True))]
+                    + [(f"Symptom{k}", three, ["HeartDisease"], t) for k, t in enumerate(symptoms, 1)])

@@ -220,6 +220,11 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
      lambda ns: q_update_with(sigma_power=1)),
     ("07_em", "q8", "other cause left out (x instead of x minus its expected contribution)",
      "q_update", lambda ns: q_update_with(residual=False)),
+    ("07_em", "q10", "penalty d ln N (the half left out)", "observed_bic",
+     lambda ns: lambda net, rows: float(net.log_likelihood(rows) - net.n_parameters() * np.log(len(rows)))),
+    ("07_em", "q10", "every CPT entry counted, not the free parameters", "observed_bic",
+     lambda ns: lambda net, rows: float(net.log_likelihood(rows) - 0.5 * sum(np.size(net.cpts[n]) for n in net.names)
+                                        * np.log(len(rows)))),
     ("09_density", "q7", "cube of side r for the ball", "knn_radius", lambda ns: knn_radius_cube(False)),
     ("09_density", "q7", "cube of half-width r for the ball", "knn_radius", lambda ns: knn_radius_cube(True)),
 ]

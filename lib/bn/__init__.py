@@ -14,7 +14,7 @@ representation from the algorithms, one module per part of Chapter 6:
 * :mod:`lib.bn.independence`: d-separation, Markov blankets, v-structures, CPDAGs;
 * :mod:`lib.bn.constraint`: conditional independence tests and the PC algorithm;
 * :mod:`lib.bn.continuous`: linear-Gaussian CPDs and discretisation (numeric variables);
-* :mod:`lib.bn.structural_em`: structure learning with missing values (Chapter 7);
+* :mod:`lib.bn.structural_em`: structure learning with missing values or a hidden variable (Chapter 7);
 * :mod:`lib.bn.bif`: reading BIF files;
 * :mod:`lib.bn.plots`: the drawings, the package's only figure module (not imported
   here, so that the algorithms load without a plotting library:

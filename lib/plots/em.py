@@ -5,7 +5,8 @@ Sections "EM for k means" (:func:`plot_known_variance_steps`, :func:`plot_mean_p
 "A mixture of candy bags" (:func:`plot_two_log_likelihoods`), "When EM goes wrong"
 (:func:`plot_degenerate`), "The general EM algorithm and why it works"
 (:func:`plot_lower_bound`), "When the E step is intractable: variational inference"
-(:func:`plot_mean_field`) and "Try it yourself" (:func:`plot_em_2d`).
+(:func:`plot_mean_field`), "Try it yourself" (:func:`plot_em_2d`) and "Structural EM
+with a hidden variable" (:func:`plot_hidden_structures`).
 """
 import numpy as np
 from scipy.special import logsumexp
@@ -16,7 +17,7 @@ from lib.live_figure import LiveFigure
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
            "plot_log_likelihood", "plot_two_log_likelihoods", "plot_degenerate",
-           "plot_lower_bound", "plot_em_2d", "plot_mean_field"]
+           "plot_lower_bound", "plot_em_2d", "plot_mean_field", "plot_hidden_structures"]
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -316,4 +317,29 @@ def plot_mean_field(mean, covariance, trace):
     ax2.set_xlabel("single-coordinate updates")
     ax2.set_ylabel(r"ELBO $= -\mathrm{KL}(q \,\|\, p)$ (nats)")
     ax2.set_title("(b) the bound rises at every update", fontsize=10)
+    return fig
+
+
+def plot_hidden_structures(nets, titles, hidden, extra_counts=None):
+    """Networks side by side (``nets``, one :func:`lib.bn.plots.plot_network` panel
+    each, the node ``hidden`` shaded where present) and a bar chart of their numbers of
+    free parameters (:meth:`lib.bn.BayesNet.n_parameters`) labelled by the first line of
+    ``titles``, followed by the bars of ``extra_counts = {label: count}`` (not drawn).
+    Used in: Chapter 7, section "Structural EM with a hidden variable"."""
+    from lib.bn.plots import plot_network
+
+    fig = _figure(4.2 * len(nets) + 3.2, 3.8)
+    grid = fig.add_gridspec(1, len(nets) + 1, width_ratios=[4.2] * len(nets) + [3.2])
+    for k, (net, title) in enumerate(zip(nets, titles)):
+        ax = fig.add_subplot(grid[0, k])
+        shade = {hidden: "#fde2c8"} if hidden in net.names else None
+        plot_network(net, ax=ax, colors=shade, title=title, fontsize=7)
+    ax = fig.add_subplot(grid[0, -1])
+    extra = dict(extra_counts or {})
+    counts = [net.n_parameters() for net in nets] + list(extra.values())
+    labels = [t.split("\n")[0] for t in titles] + list(extra)
+    bars = ax.bar(range(len(counts)), counts, color=[COLORS[k % len(COLORS)] for k in range(len(counts))])
+    ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(range(len(counts)), labels, rotation=25, ha="right", fontsize=7)
+    ax.set_ylabel("free parameters")
     return fig
