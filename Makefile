@@ -54,9 +54,10 @@ install: $(STAMP)
 # notebook on the lib/ files it imports (tools/exec_cache.py): a change to lib/hmm/
 # re-executes the notebooks that import lib.hmm, not every chapter (lib/data: every one).
 NOTEBOOKS = chapters/*.md _generated/exercises/*/*.ipynb
+# Each step writes only the files whose contents change (nothing, when nothing changed:
+# tests/test_prepare.py), so Sphinx reads no page again.
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
-	@rm -rf _generated/exercises
 	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
 	@$(BIN)/python tools/exec_cache.py $(BUILD) $(NOTEBOOKS)
