@@ -43,7 +43,8 @@ SLOW_TESTS = {
     "test_polls.py": {"test_the_graders_kernel_is_read_in_slices",
                       "test_the_book_pre_executors_kernels_are_read_in_slices"},
     "test_executed_notebooks.py": {"test_every_notebook_was_executed_by_the_book_build",
-                                   "test_the_sites_ipynb_download_is_a_student_notebook"},
+                                   "test_the_sites_ipynb_download_is_a_student_notebook",
+                                   "test_the_sites_chapter_download_runs_on_colab"},
 }
 
 
