@@ -2,9 +2,11 @@
 released exercise pages, the chapters' .ipynb copies and the execution cache's key record
 keep their modification times, so that Sphinx reads no page again and a no-op `make book`
 is quick (benchmarks/results.md)."""
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -64,3 +66,19 @@ def test_a_second_key_check_writes_nothing(tmp_path):
     before = mtimes(tmp_path)
     assert exec_cache.invalidate(build, [page]) == []
     assert mtimes(tmp_path) == before
+
+
+def test_book_runs_only_when_a_checkout_file_is_newer_than_the_last_builds_stamp(tmp_path):
+    stamp = tmp_path / "_build" / ".book-stamp"
+    stamp.parent.mkdir()
+    stamp.touch()
+
+    def up_to_date(stamp_time):
+        os.utime(stamp, (stamp_time, stamp_time))
+        return subprocess.run(["make", "-q", "book", f"OUT={tmp_path}", f"STAMP={ROOT / 'pyproject.toml'}"],
+                              cwd=ROOT, capture_output=True).returncode == 0
+
+    assert up_to_date(time.time() + 60)
+    assert not up_to_date((ROOT / "chapters" / "01_bayesian_learning.md").stat().st_mtime - 1)
+    assert not up_to_date((ROOT / "exercises").stat().st_mtime - 1)  # a page added or removed
+    assert not up_to_date((ROOT / "lib" / "bayes.py").stat().st_mtime - 1)
