@@ -54,9 +54,10 @@ install: $(STAMP)
 # notebook on the lib/ files it imports (tools/exec_cache.py): a change to lib/hmm/
 # re-executes the notebooks that import lib.hmm, not every chapter (lib/data: every one).
 NOTEBOOKS = chapters/*.md _generated/exercises/*/*.ipynb
+# Each step writes only the files whose contents change (nothing, when nothing changed:
+# tests/test_prepare.py), so Sphinx reads no page again.
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
-	@rm -rf _generated/exercises
 	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
 	@$(BIN)/python tools/export_notebooks.py chapters   # .ipynb copies the launch buttons open
 	@$(BIN)/python tools/exec_cache.py $(BUILD) $(NOTEBOOKS)
@@ -64,9 +65,20 @@ prepare: $(STAMP)
 # The notebooks run BOOK_JOBS at a time into the execution cache (tools/execute_book.py:
 # each once, as myst-nb would run it; a failing one stops here), then the strict build
 # reads their outputs from the cache.
-book: prepare
+# A `make book` with nothing changed does nothing: a build that succeeded leaves a stamp,
+# and the next one runs only when a file or folder of the checkout (outside what git
+# ignores: builds, venvs, caches, generated notebooks) is newer (tests/test_prepare.py).
+BOOK_INPUTS := $(shell find . -mindepth 1 \( -path ./.git -o -path ./$(VENV) -o -path ./_build -o -path ./_generated \
+  -o -path './chapters/*.ipynb' -o -path ./benchmarks/_work -o -path ./build -o -path ./release -o -path ./solutions \
+  -o -name __pycache__ -o -name '.*_cache' -o -name '*.egg-info' -o -name node_modules -o -name .ipynb_checkpoints \) \
+  -prune -o -print)
+book: $(BUILD)/.book-stamp
+
+$(BUILD)/.book-stamp: $(STAMP) $(BOOK_INPUTS)
+	@$(MAKE) --no-print-directory prepare
 	$(BIN)/python tools/execute_book.py $(BUILD) $(NOTEBOOKS) --jobs $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . -W -n --keep-going --path-output $(OUT)
+	@touch $@
 
 # The README's manual publish: tools/publish_site.sh refuses a site that shows solutions.
 publish:

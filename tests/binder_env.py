@@ -2,7 +2,7 @@
 
 * ``binder_python()``: a fresh venv made from ``binder/requirements.txt``, as repo2docker
   does (``pip install -r binder/requirements.txt`` from the repository root), plus nbval;
-* ``colab_python()``: a venv with what Colab has preinstalled (its old ipykernel,
+* ``colab_python(where)``: a venv with what Colab has preinstalled (its old ipykernel,
   jupyter_client, ipywidgets, IPython and classic notebook, numpy, scipy, matplotlib,
   pandas), plus nbval, without the course: the notebook's own set-up cell must install it;
 * ``execute()``: a notebook run by ``pytest --nbval-lax`` in one of those venvs;
@@ -82,12 +82,22 @@ def binder_python():
     return _venv(ENV, key, install)
 
 
-def colab_python():
-    """The Colab-like venv, with the course library uninstalled (each call)."""
-    python = _venv(COLAB_ENV, " ".join([*COLAB, NBVAL]), [*COLAB, NBVAL])
-    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "bayes-course-lib"],
-                   capture_output=True, check=False)
-    return python
+def colab_python(where):
+    """A Colab-like venv at ``where``, without the course library: a layer over the venv
+    of Colab's versions (made once, in _build, and never changed), which it sees through a
+    ``.pth`` file; what pip installs there (the set-up cell's course library) goes into
+    the layer's own site-packages. So the Colab route and the site's download
+    (tests/test_executed_notebooks.py), run side by side by `make test`, each start from
+    Colab's packages alone, and neither installs into the other's venv."""
+    base = _venv(COLAB_ENV, " ".join([*COLAB, NBVAL]), [*COLAB, NBVAL])
+    venv.create(where, symlinks=True)  # no pip of its own: the base's, which installs here
+
+    def purelib(python):
+        return subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    Path(purelib(where / "bin" / "python"), "colab.pth").write_text(purelib(base) + "\n")
+    return where / "bin" / "python"
 
 
 def hub_python():

@@ -6,6 +6,7 @@ tests/test_launch.py (the Binder-like venv run is their notebook test)."""
 import importlib.util
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -52,6 +53,17 @@ def test_every_notebook_was_executed_by_the_book_build(page):
     assert not found, f"{page}: {found}"
 
 
+def site_download(page):
+    """``(html, download)``: the built page and the .ipynb its download menu links."""
+    html = Path(BUILD) / "html" / f"{page}.html"
+    # the download menu's .ipynb: a chapter's "notebook file" (its source file is the .md), an
+    # exercise's "source file"; the launch links (Colab's ends in .ipynb too) are elsewhere
+    [link] = set(re.findall(r'<a href="([^"]*_sources/[^"]+\.ipynb)"[^>]*title="Download ', html.read_text()))
+    download = (html.parent / link).resolve()
+    assert download.is_relative_to((Path(BUILD) / "html").resolve()) and download.is_file(), link
+    return html, download
+
+
 @pytest.mark.skipif(not BUILD, reason="BOOK_BUILD is not set: `make nbval` (part of `make test`) runs this after `make book`")
 @pytest.mark.parametrize("page", toc_pages())
 def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
@@ -61,12 +73,7 @@ def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
     chapter (the Colab route of tests/test_launch.py runs that copy top to bottom in the
     Colab-like venv, outside any checkout), no outputs, and every MyST role replaced by
     the text the page shows for it."""
-    html = Path(BUILD) / "html" / f"{page}.html"
-    # the download menu's .ipynb: a chapter's "notebook file" (its source file is the .md), an
-    # exercise's "source file"; the launch links (Colab's ends in .ipynb too) are elsewhere
-    [link] = set(re.findall(r'<a href="([^"]*_sources/[^"]+\.ipynb)"[^>]*title="Download ', html.read_text()))
-    download = (html.parent / link).resolve()
-    assert download.is_relative_to((Path(BUILD) / "html").resolve()) and download.is_file(), link
+    html, download = site_download(page)
     source = source_path(page)
     if source.suffix == ".ipynb":
         assert download.read_bytes() == source.read_bytes()
@@ -110,3 +117,25 @@ def test_the_built_reference_page_has_an_entry_for_every_public_name():
                          if id(getattr(sub, n)) not in exported and libapi.defined_in(getattr(sub, n), sub)]
     missing = [e for e in expected if e not in ids]
     assert len(expected) > 300 and not missing, missing
+
+
+@pytest.mark.skipif(not BUILD, reason="BOOK_BUILD is not set: `make nbval` (part of `make test`) runs this after `make book`")
+def test_the_sites_chapter_download_runs_on_colab(tmp_path):
+    """Chapter 1 as a reader downloads it from the built page: copied alone into an empty
+    folder outside any checkout (like Colab's /content), it runs top to bottom under nbval
+    (``--nbval-lax``) in a Colab-like venv that has no course library. Its own set-up cell
+    installs the library (from a reader's clone of the published `notebooks` branch,
+    through ``$BAYES_COURSE_REPO``), and every other cell runs with only what the cells
+    before it defined: a download without its set-up cell, or without a hidden cell that
+    a later one needs, fails here. (The slow stage's Colab route runs the launch branch's
+    copies of every notebook; this runs the file the site serves.)"""
+    from binder_env import colab_python, execute, nbval_failure, published_clone
+
+    _, download = site_download("chapters/01_bayesian_learning")
+    content = tmp_path / "content"
+    content.mkdir()
+    notebook = Path(shutil.copy(download, content))
+    python = colab_python(tmp_path / "colab")
+    clone = published_clone(tmp_path / "published")[1]
+    failure = nbval_failure(execute(python, notebook, BAYES_COURSE_REPO=str(clone)), notebook)
+    assert failure is None, f"the site's download of chapter 1 failed on Colab:\n{failure}"

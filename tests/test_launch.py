@@ -71,8 +71,8 @@ def binder(tree):
 
 
 @pytest.fixture(scope="module")
-def colab():
-    python = colab_python()
+def colab(tmp_path_factory):
+    python = colab_python(tmp_path_factory.mktemp("colab") / "venv")
     return python, freeze(python)
 
 

@@ -17,7 +17,7 @@ SCRIPT = ROOT / "tools" / "publish_site.sh"
 
 
 def make_dry_run(*args):
-    return subprocess.run(["make", "--no-print-directory", "-n", *args], cwd=ROOT, capture_output=True, text=True, check=True,
+    return subprocess.run(["make", "--no-print-directory", "-n", "-B", *args], cwd=ROOT, capture_output=True, text=True, check=True,
                           env={**os.environ, "MAKEFLAGS": ""}).stdout
 
 

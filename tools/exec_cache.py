@@ -115,7 +115,8 @@ def invalidate(build, notebooks, root=ROOT):
     for nb in stale:
         Path(nb).touch()  # Sphinx reads (and so myst-nb executes) only the pages it sees changed
     build.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps({**old, **new}, indent=1, sort_keys=True) + "\n")
+    if stale:  # else the record holds these keys already
+        record.write_text(json.dumps({**old, **new}, indent=1, sort_keys=True) + "\n")
     return stale
 
 

@@ -21,10 +21,12 @@ sources, no exercise sources): one file per chapter, nothing that jupytext could
 rewrite on autosave, and no solutions in the students' file browser (see README).
 """
 import argparse
+import filecmp
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import jupytext
@@ -212,13 +214,17 @@ def export(page, out_dir, readable=None, shown=None):
     (with ``shown``: the site's download, see :meth:`Readable.markdown`)."""
     nb = jupytext.read(page)
     nb.metadata.pop("jupytext", None)
+    for n, cell in enumerate(nb.cells):  # not jupytext's random ids: the same page, the same file
+        cell.id = f"cell-{n}"
     if readable is not None:
         readable.notebook(nb, shown)
     add_setup(nb)
     target = Path(out_dir) / f"{page.stem}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.validate(nb)
-    nbformat.write(nb, target)
+    text = nbformat.writes(nb) + "\n"  # as nbformat.write
+    if not (target.is_file() and target.read_text() == text):  # unchanged: left as it is (make book)
+        target.write_text(text)
     return target
 
 
@@ -228,10 +234,30 @@ def export_chapters(out_dir):
 
 
 def release_exercises(out_dir, instructor=False):
-    """The notebooks ``python -m lib.grading release`` writes (set-up cell included)."""
+    """The notebooks ``python -m lib.grading release`` writes (set-up cell included), synced
+    into ``out_dir`` (see :func:`sync`)."""
     from lib.grading.source import release_all
 
-    return release_all(ROOT / "exercises", out_dir, instructor=instructor)
+    with tempfile.TemporaryDirectory() as tmp:
+        written = release_all(ROOT / "exercises", tmp, instructor=instructor)
+        sync(tmp, out_dir)
+    return [Path(out_dir) / path.relative_to(tmp) for path in written]
+
+
+def sync(source, target):
+    """Make folder ``target`` hold exactly the files of folder ``source``, writing only the
+    files whose bytes differ and removing those that ``source`` lacks: a file left as it
+    was keeps its modification time, so a `make book` with nothing changed makes Sphinx
+    read no page again (tests/test_prepare.py)."""
+    source, target = Path(source), Path(target)
+    for path in source.rglob("*"):
+        copy = target / path.relative_to(source)
+        if path.is_file() and not (copy.is_file() and filecmp.cmp(path, copy, shallow=False)):
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+    for path in sorted(target.rglob("*"), reverse=True):  # a folder's files before the folder
+        if not (source / path.relative_to(target)).exists():
+            path.unlink() if path.is_file() or path.is_symlink() else path.rmdir()
 
 
 def launch_tree(out_dir):
