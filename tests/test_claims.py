@@ -75,7 +75,7 @@ def prose(lines):
     for number, line in lines:
         stripped = line.strip()
         if in_math:
-            in_math = not stripped.endswith("$$")
+            in_math = not (stripped.startswith("$$") or stripped.endswith("$$"))
             continue
         if stripped.startswith("$$"):
             in_math = not (len(stripped) > 2 and stripped.endswith("$$"))
@@ -122,17 +122,27 @@ def sentences(text):
     return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(*\[])", text) if s.strip()]
 
 
+FIGURE_TEXT = re.compile(r"^:\s*(?:caption|alt):\s*(?P<text>.+)$")
+
+
 def claims(path):
-    """Every claim of a chapter: (line, sentence, how it is covered or None)."""
+    """Every claim of a chapter: (line, sentence, how it is covered or None). Figure
+    captions and alt text (options of a code cell) count as prose of that cell."""
     found = []
     all_cells = cells(path)
-    for index, (kind, _, lines, tags) in enumerate(all_cells):
-        if kind != "markdown" or any("remove-cell" in t for t in tags):
+    for index, (kind, start, lines, tags) in enumerate(all_cells):
+        if kind == "code":
+            paragraphs = [(start + i, m.group("text"), None) for i, line in enumerate(lines)
+                          if (m := FIGURE_TEXT.match(line.strip()))]
+            window = [all_cells[index]]
+        elif any("remove-cell" in t for t in tags):
             continue
+        else:
+            paragraphs, window = prose(lines), []
         before = [c for c in all_cells[:index] if c[0] == "code"][-1:]
         after = [c for c in all_cells[index + 1:] if c[0] == "code"][:2]
-        asserted = any(ASSERTION.search("\n".join(c[2])) for c in before + after)
-        for number, paragraph, mark in prose(lines):
+        asserted = any(ASSERTION.search("\n".join(c[2])) for c in before + window + after)
+        for number, paragraph, mark in paragraphs:
             for sentence in sentences(paragraph):
                 text = clean(sentence)
                 if not (WORDS.search(text) or NUMBER.search(text)):
@@ -160,15 +170,15 @@ def test_every_claim_is_asserted_cited_or_a_marked_fact(path):
 
 def test_the_scan_finds_the_claims_it_must(tmp_path):
     """The scanner itself: a widening claim and a number with no assertion are listed;
-    an assertion after, a citation or a maths mark covers them; code, maths and comments
-    are not prose."""
+    an assertion after, a citation or a maths mark covers them; code, maths (also a
+    labelled equation) and comments are not prose; a figure caption is."""
     page = tmp_path / "page.md"
     page.write_text(
         "---\njupytext: {}\n---\n\n# Title\n\nThe gap widens with the vocabulary.\n\n"
         "% claim: theorem: probabilities of a partition sum to one\n"
         "Posteriors always sum to one.\n\nIt reached 0.879 {cite}`joachims1996`.\n\n"
-        "$$\np \\le 0.5 \\text{ always}\n$$\n\n"
-        "```{code-cell} ipython3\nx = 0.25  # always\n```\n\n"
+        "$$\np \\le 0.5 \\text{ always}\n$$ (eq-x)\n\nAfter it, the error never grows.\n\n"
+        "```{code-cell} ipython3\n:mystnb:\n:  figure:\n:    caption: The gap widens by 0.3.\nx = 0.25  # always\n```\n\n"
         "Accuracy was 89% on this split.\n\n"
         "```{code-cell} ipython3\n:tags: [remove-cell]\nassert acc > 0.88\n```\n")
     found = {s: how for _, s, how in claims(page)}
@@ -176,8 +186,11 @@ def test_the_scan_finds_the_claims_it_must(tmp_path):
         "The gap widens with the vocabulary.": "asserted",
         "Posteriors always sum to one.": "maths: theorem: probabilities of a partition sum to one",
         "It reached 0.879 {cite}`joachims1996`.": "cited",
+        "After it, the error never grows.": "asserted",
+        "The gap widens by 0.3.": "asserted",
         "Accuracy was 89% on this split.": "asserted",
     }
     page.write_text(page.read_text().replace("assert acc > 0.88", "acc"))
     missing = [s for _, s, how in claims(page) if how is None]
-    assert missing == ["The gap widens with the vocabulary.", "Accuracy was 89% on this split."]
+    assert missing == ["The gap widens with the vocabulary.", "After it, the error never grows.",
+                       "The gap widens by 0.3.", "Accuracy was 89% on this split."]
