@@ -159,8 +159,10 @@ def _values(reply, tests):
     return values if isinstance(values, list) and len(values) == len(tests) else [None] * len(tests)
 
 
-def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=None):
-    """Grade one submission; never raises (a failure becomes the row's note)."""
+def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=None, released=None):
+    """Grade one submission; never raises (a failure becomes the row's note). ``released``:
+    the exercise's student notebook (which cells a submission deleted), made once per run
+    by :func:`grade`; made here when not given."""
     start = time.monotonic()
     path, graded = path or sub.entry, True
     try:
@@ -180,7 +182,7 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=No
                                          and e["question"] in exercise.questions)]
         note = "; ".join([note] * bool(note) + loose)[:1000]
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
-        words, tests = notes.flag(cells, events, tests, _released(exercise))
+        words, tests = notes.flag(cells, events, tests, released or release(exercise))
         failed = notes.first_failed(events)  # said once, in words: not again as a loose cell
         note = "; ".join(words + [p for p in note.split("; ") if p and not (
             failed and p.startswith(f"cell {failed['cell']}: error,"))])[:1000]
@@ -197,17 +199,6 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=No
     return {"id": sub.id, "submission": sub.id, "path": gradebook.clean(path),
             "score": sum(t["score"] for t in tests), "output": _shown(note, hidden), "graded": graded,
             "execution_time": round(time.monotonic() - start, 2), "tests": tests}
-
-
-_RELEASED = {}
-
-
-def _released(exercise):
-    """The student notebook of ``exercise`` (cached): which cells a submission deleted."""
-    key = hashlib.sha256(nbformat.writes(exercise.notebook).encode()).hexdigest()
-    if key not in _RELEASED:
-        _RELEASED[key] = release(exercise)
-    return _RELEASED[key]
 
 
 def _shown(text, hidden):
@@ -252,7 +243,7 @@ def _run_key(source_file, sandbox, extras, opts):
     return key
 
 
-def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key, resume=True):
+def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key, resume=True, released=None):
     """Grade one submission and write its files as soon as it is graded: ``results.json``,
     ``feedback.txt`` and :data:`STATE` (so a grader killed later loses nothing graded).
 
@@ -276,7 +267,7 @@ def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key,
                 return saved["result"]
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    result = grade_one(sub, exercise, expected, sandbox, extras, opts, data=data, path=path)
+    result = grade_one(sub, exercise, expected, sandbox, extras, opts, data=data, path=path, released=released)
     folder.mkdir(parents=True, exist_ok=True)
     gradebook.atomic_write(folder / "results.json", json.dumps(gradescope(result), indent=1) + "\n")
     gradebook.atomic_write(folder / "feedback.txt", feedback(result, exercise))
@@ -367,11 +358,11 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
     try:
         self_test(exercise, sandbox, extras, opts)
         out.mkdir(parents=True, exist_ok=True)
-        expected = _expected(exercise)
+        expected, released = _expected(exercise), release(exercise)
         with ThreadPoolExecutor(max(1, workers)) as pool:
             run_key = _run_key(source_file, sandbox, extras, opts)
             futures = [pool.submit(grade_and_save, s, exercise, expected, sandbox, extras, opts, out,
-                                   run_key, resume=only is None) for s in subs]
+                                   run_key, resume=only is None, released=released) for s in subs]
             done = as_completed(futures)
             if progress:
                 from tqdm import tqdm
