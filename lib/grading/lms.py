@@ -7,7 +7,7 @@ With a roster (:mod:`lib.grading.roster`) a grade run writes, beside ``grades.cs
   ``Points Possible`` row, then one row per student (``ID`` is the Canvas user id, the
   roster's ``canvas_id``). ``<assignment>`` is ``Name (assignment id)`` to update an
   existing Canvas assignment (``--canvas-assignment``), else the exercise's name (Canvas
-  then creates an assignment of that name). A blank grade leaves Canvas's unchanged.
+  then creates an assignment of that name). A blank grade is an empty cell, never a 0.
 * ``moodle_grades.csv``: for Moodle's "Import > CSV file": ``Email address``,
   ``ID number`` (the roster's ``sis_id``), ``Full name``, the grade column (the
   exercise's name) and ``Feedback``; at import, map "Email address" (or "ID number") to
