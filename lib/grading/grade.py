@@ -12,6 +12,8 @@ The grader never parses a submission: it counts its cells in the bytes (at most
 """
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -22,7 +24,7 @@ import nbformat
 from . import gradebook, notes
 from .checks import cut, expected_value, hidden_summary, judge
 from .intake import Submission, find_submissions, read_notebook
-from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, Sandbox
+from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, ROOT, Sandbox
 from .source import find_source, read_source, release
 
 STATUS_RANK = {"timeout": 3, "error": 2, "unanswered": 1, "failed": 0}  # the worst one shows
@@ -303,6 +305,24 @@ def self_test(exercise, sandbox, extras, opts):
             "--timeout or --memory-mb.")
 
 
+# what every sandbox imports: its own child process, and the kernel with the notebooks' usual imports
+WARM = "import lib.grading.sandbox, ipykernel.kernelapp, ipykernel.ipkernel, ipywidgets, matplotlib.pyplot"
+
+
+def warm_bytecode():
+    """Write Python's bytecode cache of what every sandbox imports, once per run, outside
+    the sandboxes (where the installation is read-only and bytecode writing is off).
+
+    Without it, where the cache is empty (``make install`` installs with ``--no-compile``;
+    this machine sets PYTHONDONTWRITEBYTECODE), both Python processes of every submission
+    compiled numpy, nbformat, jupyter_client, IPython, ... from source again: about 0.8 s
+    of CPU of the 4.4 s a submission took (benchmarks/results.md, issue 37). Writes
+    nothing where the installation is not writable; a failure here only costs that time.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", WARM], cwd=ROOT, env=env, capture_output=True, timeout=600)
+
+
 def _expected(exercise):
     return {q.name: [json.loads(json.dumps(expected_value(t.expected))) for t in q.tests]
             for q in exercise.questions.values()}
@@ -356,6 +376,7 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
     opts = {"cell_timeout": cell_timeout, "timeout": timeout, "memory_mb": memory_mb}
     results = []
     try:
+        warm_bytecode()
         self_test(exercise, sandbox, extras, opts)
         out.mkdir(parents=True, exist_ok=True)
         expected, released = _expected(exercise), release(exercise)
