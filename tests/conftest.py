@@ -28,6 +28,7 @@ SLOW_FILES = {
     "test_grading_sandbox.py",     # bubblewrap sandboxes, a Debian-Python venv, kernels
     "test_grading_autograder.py",  # the Gradescope package graded in kernels
     "test_grading_class_run.py",   # a class of 30 from Canvas and Moodle layouts, in the sandbox
+    "test_instructors_walkthrough.py",  # instructors.md's start-to-finish commands in a fresh clone
     "test_min_deps.py",            # a venv of the lowest allowed versions: lib tests, chapters, grader
 }
 

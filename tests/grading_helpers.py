@@ -6,6 +6,8 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -66,6 +68,35 @@ def add_cell(nb, source, before_question=None):
                      if c.metadata.get("grading", {}).get("question") == before_question)
     nb.cells.insert(index, nbformat.v4.new_code_cell(source))
     return nb
+
+
+def with_answers(instructor, answers=None):
+    """The solved notebook ``instructor`` (its text) with the answer cells of ``answers``
+    ({question: cell source}) replaced: a generated submission."""
+    nb = nbformat.read(instructor, as_version=4)
+    for q, text in (answers or {}).items():
+        cells = [c for c in nb.cells if c.cell_type == "code" and not c.source.startswith("check(")
+                 and c.metadata.get("grading", {}).get("question") == q]
+        cells[-1].source = text
+    return nbformat.writes(nb)
+
+
+def lms_download(path, layout, instructor, plan, due):
+    """A bulk download zipped as the LMS gives it, each entry's time its submission time.
+
+    ``plan``: ``(full name, LMS user id, answers, hours after due)`` per submission
+    (``answers`` as :func:`with_answers`). ``layout`` ``canvas``: flat files
+    ``<lastfirst>[_late]_<user id>_<attachment id>_<file>`` (``_late`` when after ``due``);
+    ``moodle``: ``<Full Name>_<participant id>_assignsubmission_file_/<file>``.
+    """
+    with zipfile.ZipFile(path, "w") as zf:
+        for k, (name, user, answers, hours) in enumerate(plan):
+            first, last = name.lower().split()
+            entry = (f"{last}{first}{'_late' * (hours > 0)}_{user}_{70000 + k}_{NAME}.ipynb" if layout == "canvas"
+                     else f"{name}_{user}_assignsubmission_file_/{NAME}.ipynb")
+            when = time.localtime(due.timestamp() + hours * 3600)[:6]  # unzip reads it as local time
+            zf.writestr(zipfile.ZipInfo(entry, when), with_answers(instructor, answers))
+    return path
 
 
 def private_checkout(tmp):

@@ -13,6 +13,8 @@ lines), a ``$ `` line anywhere, or an inline code span that starts with ``make `
   by how_to_use.md's own ``git clone`` command, with the
   venv that runs these tests (the clone's ``.venv`` links to it; ``make`` is told the
   venv is installed, so nothing is installed again), and its effect checked; or
+* in a section of ``WALKTHROUGHS``: the test named there runs that section's commands as
+  written, in order, in a fresh clone; or
 * marked in its document with ``<!-- stand-in: `CMD` -> tests/test_x.py::test_y -->``
   (or ``<!-- needs network: `CMD` -> ... -->`` when it needs a network or a hub): the
   marker covers every command of that file that starts with the words CMD, and each
@@ -86,6 +88,24 @@ def commands(text):
         found += [(number, " ".join(span.split())) for span in INLINE.findall(prose)
                   if INLINE_COMMAND.match(span)]
     return found
+
+
+# Sections ("## heading") whose commands one test runs as written, in order, in a fresh clone.
+WALKTHROUGHS = {("instructors.md", "The whole job, start to finish"):
+                "tests/test_instructors_walkthrough.py::test_the_start_to_finish_section_runs_as_written"}
+
+
+def section(text, heading):
+    """The text of the section ``## heading`` of a markdown text, up to the next ``## ``."""
+    found = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert found, f"no section '## {heading}'"
+    return found.group(1)
+
+
+def walked(doc):
+    """The commands of ``doc`` that a WALKTHROUGHS test runs."""
+    return {c for (d, heading) in WALKTHROUGHS if d == doc
+            for _, c in commands(section((ROOT / doc).read_text(), heading))}
 
 
 def markers(text):
@@ -205,7 +225,8 @@ def test_every_command_is_run_here_or_marked_with_its_stand_in():
     for doc, found in documented().items():
         marks = markers((ROOT / doc).read_text())
         for line, command in found:
-            if (doc, command) in RUN or (doc == "how_to_use.md" and command == GIT_CLONE):
+            if (doc, command) in RUN or (doc == "how_to_use.md" and command == GIT_CLONE) \
+                    or command in walked(doc):
                 continue
             if not any(starts_with(command, prefix) for _, prefix, _ in marks):
                 missing.append(f"{doc}:{line}: `{command}` is neither run by tests/test_docs.py (RUN) nor "
@@ -222,6 +243,12 @@ def test_every_marker_covers_a_command_and_names_existing_tests():
                 bad.append(f"{doc}: the marker for `{prefix}` covers no command of the file")
             bad += [f"{doc}: the marker for `{prefix}`: {why}" for why in map(missing_test, tests) if why]
     assert not bad, "\n".join(bad)
+
+
+def test_every_walkthrough_section_has_commands_and_its_test():
+    for (doc, heading), test in WALKTHROUGHS.items():
+        assert len(walked(doc)) >= 3, f"{doc}, '{heading}': hardly any commands"
+        assert missing_test(test) == "", missing_test(test)
 
 
 def test_every_run_entry_is_still_in_its_document():

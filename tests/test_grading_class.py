@@ -176,6 +176,59 @@ def test_lms_files_have_the_documented_columns(tmp_path, roster):
         assert not Path(tmp_path / name).read_text().startswith("#")
 
 
+def test_lms_files_read_back_against_the_lms_documented_layouts(tmp_path, roster):
+    """What Canvas and Moodle document for their imports (the rules and sources are in
+    lib/grading/lms.py's docstring): Canvas's gradebook import,
+    https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807
+    and, spelled out, https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/
+    calculating-final-grades/import-csv-file-carmen-grades (Student, ID, SIS User ID: one of
+    them identifies the student; SIS Login ID, Section, then the assignments); Moodle's
+    https://docs.moodle.org/311/en/Grade_import (user by email or ID number, feedback
+    with its grade column); Moodle's feedback zip importer,
+    https://github.com/moodle/moodle/blob/main/mod/assign/feedback/file/importziplib.php
+    (<full name>_<participant id>_assignsubmission_file per path part). The files written
+    pass; each rule, broken, is named."""
+    rows = [["asmith", "a.ipynb", 2, 3, 5, ""], ["bjones", "b.ipynb", 2, 0, 2, ""],
+            ["cwu", "", None, None, None, "no submission"], ["dlee", "d.ipynb", 0, 0, 0, ""]]
+    found = SimpleNamespace(students=roster, layout="moodle", unmatched=[], late=set(), submitted_at={},
+                            submissions=[SimpleNamespace(id=s.id, entry=f"{s.name}_{s.moodle_id}_assignsubmission_file_")
+                                         for s in roster if s.id != "cwu"])
+    results = [{"id": r[0], "score": r[4], "output": r[5], "tests": []} for r in rows if r[1]]
+    lms.write_all(tmp_path, EXERCISE, rows, found, results)
+    canvas = lms.check_canvas_import(tmp_path / "canvas_grades.csv")
+    assert [(r[1], r[5]) for r in canvas] == [("1001", "5"), ("1002", "2"), ("1003", ""), ("1004", "0")]
+    assert [r[0] for r in lms.check_moodle_import(tmp_path / "moodle_grades.csv")] == [
+        "alice@uni.example", "bob@uni.example", "chen@uni.example", "dana@uni.example"]
+    assert lms.check_moodle_feedback_zip(tmp_path / "feedback_moodle.zip", {"501", "502", "503", "504"}) == {
+        m: [f"{n}_{m}_assignsubmission_file_/feedback.html"]
+        for n, m in (("Alice Smith", "501"), ("Bob Jones", "502"), ("Dana Lee", "504"))}
+
+    def broken(name, old, new):
+        path = tmp_path / f"broken_{name}"
+        path.write_text((tmp_path / name).read_text().replace(old, new, 1))
+        return path
+
+    for old, new, why in (("SIS User ID,", "SIS UserID,", "the header must be"),
+                          ("Points Possible", "Points", "row 2 must be the Points Possible row"),
+                          (",1002,S2,", ",,,", "neither ID nor SIS User ID"),
+                          (",1002,", ",1001,", "rows 3 and 4: the same student 1001"),
+                          (",A,5\n", ",A,6\n", "grade 6 is outside 0..5.0"),
+                          (",A,5\n", ",A,five\n", "grade 'five' is not a number")):
+        with pytest.raises(ValueError, match=re.escape(why)):
+            lms.check_canvas_import(broken("canvas_grades.csv", old, new))
+    for old, new, why in ((",Feedback", "", "the header must be Email address"),
+                          ("bob@uni.example", "", "row 3: no email address"),
+                          ("bob@uni.example", "alice@uni.example", "rows 2 and 3: the same email address")):
+        with pytest.raises(ValueError, match=re.escape(why)):
+            lms.check_moodle_import(broken("moodle_grades.csv", old, new))
+    for entry in ("Alice Smith_501_assignfeedback_file_/feedback.html", "Alice Smith_999_assignsubmission_file_/x.html",
+                  "asmith/feedback.html", "Alice Smith_501_assignsubmission_file_/.feedback.html"):
+        with zipfile.ZipFile(tmp_path / "bad.zip", "w") as zf:
+            zf.writestr(entry, "x")
+        with pytest.raises(ValueError, match=re.escape(entry)):
+            lms.check_moodle_feedback_zip(tmp_path / "bad.zip", {"501"})
+
+
 def test_missing_students_get_blank_rows_and_unmatched_are_named(roster):
     found = SimpleNamespace(students=roster, unmatched=["zed.ipynb"],
                             submissions=[SimpleNamespace(id="zed", entry="zed.ipynb")])

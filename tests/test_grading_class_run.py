@@ -16,7 +16,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_helpers import with_answers as notebook
 
+from lib.grading import lms
 from lib.grading.source import read_source, release_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,15 +30,6 @@ DUE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
 Q1_UNNORMALISED = {"q1": "answer_q1 = prior * lime**3"}
 Q3_TOO_FEW = {"q3": "answer_q3 = 3"}
 SYNTAX = {"q2": "def predictive(data, prior=prior)\n    return 0.5"}
-
-
-def notebook(instructor, answers=None):
-    nb = nbformat.read(instructor, as_version=4)
-    for q, text in (answers or {}).items():
-        cells = [c for c in nb.cells if c.cell_type == "code" and not c.source.startswith("check(")
-                 and c.metadata.get("grading", {}).get("question") == q]
-        cells[-1].source = text
-    return nbformat.writes(nb)
 
 
 def roster(path, prefix, n, lms_column):
@@ -149,7 +142,10 @@ def test_every_row_of_the_canvas_class(graded):
 
 
 def test_canvas_import_file_and_feedback_zip(graded):
+    """Canvas's documented import layout (lib/grading/lms.py, CANVAS_GUIDE and CANVAS_RULES:
+    https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807)."""
     out = graded["canvas"]["out"]
+    assert len(lms.check_canvas_import(out / "canvas_grades.csv")) == 16
     rows_ = table(out / "canvas_grades.csv")
     assert rows_[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Exercise 1 (4242)"]
     assert rows_[1] == ["Points Possible", "", "", "", "", str(TOTAL)]
@@ -166,7 +162,13 @@ def test_canvas_import_file_and_feedback_zip(graded):
 
 
 def test_every_row_of_the_moodle_class_and_its_files(graded):
+    """Moodle's documented grade import (https://docs.moodle.org/311/en/Grade_import) and
+    feedback zip importer (mod/assign/feedback/file/importziplib.php), as lib/grading/lms.py
+    states them."""
     out = graded["moodle"]["out"]
+    assert len(lms.check_moodle_import(out / "moodle_grades.csv")) == 16
+    assert sorted(lms.check_moodle_feedback_zip(out / "feedback_moodle.zip", {str(3000 + i) for i in range(1, 17)})) \
+        == [str(3000 + i) for i in range(1, 16)]
     got = rows(out)
     assert sorted(got) == [f"m{i:02d}" for i in range(1, 17)]
     assert all(got[f"m{i:02d}"]["total"] == str(TOTAL) for i in range(1, 10))

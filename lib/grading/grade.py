@@ -12,6 +12,8 @@ The grader never parses a submission: it counts its cells in the bytes (at most
 """
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -22,7 +24,7 @@ import nbformat
 from . import gradebook, notes
 from .checks import cut, expected_value, hidden_summary, judge
 from .intake import Submission, find_submissions, read_notebook
-from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, Sandbox
+from .isolation import MAX_ITEMS, MAX_LINE, MAX_REPLY, ROOT, Sandbox
 from .source import find_source, read_source, release
 
 STATUS_RANK = {"timeout": 3, "error": 2, "unanswered": 1, "failed": 0}  # the worst one shows
@@ -160,8 +162,10 @@ def _values(reply, tests):
     return values if isinstance(values, list) and len(values) == len(tests) else [None] * len(tests)
 
 
-def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=None):
-    """Grade one submission; never raises (a failure becomes the row's note)."""
+def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=None, released=None):
+    """Grade one submission; never raises (a failure becomes the row's note). ``released``:
+    the exercise's student notebook (which cells a submission deleted), made once per run
+    by :func:`grade`; made here when not given."""
     start = time.monotonic()
     path, graded = path or sub.entry, True
     try:
@@ -181,7 +185,7 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=No
                                          and e["question"] in exercise.questions)]
         note = "; ".join([note] * bool(note) + loose)[:1000]
         tests = [score_question(q, expected[q.name], events, note) for q in exercise.questions.values()]
-        words, tests = notes.flag(cells, events, tests, _released(exercise))
+        words, tests = notes.flag(cells, events, tests, released or release(exercise))
         failed = notes.first_failed(events)  # said once, in words: not again as a loose cell
         note = "; ".join(words + [p for p in note.split("; ") if p and not (
             failed and p.startswith(f"cell {failed['cell']}: error,"))])[:1000]
@@ -198,17 +202,6 @@ def grade_one(sub, exercise, expected, sandbox, extras, opts, data=None, path=No
     return {"id": sub.id, "submission": sub.id, "path": gradebook.clean(path),
             "score": sum(t["score"] for t in tests), "output": _shown(note, hidden), "graded": graded,
             "execution_time": round(time.monotonic() - start, 2), "tests": tests}
-
-
-_RELEASED = {}
-
-
-def _released(exercise):
-    """The student notebook of ``exercise`` (cached): which cells a submission deleted."""
-    key = hashlib.sha256(nbformat.writes(exercise.notebook).encode()).hexdigest()
-    if key not in _RELEASED:
-        _RELEASED[key] = release(exercise)
-    return _RELEASED[key]
 
 
 def _shown(text, hidden):
@@ -254,7 +247,7 @@ def _run_key(source_file, sandbox, extras, opts):
     return key
 
 
-def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key, resume=True):
+def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key, resume=True, released=None):
     """Grade one submission and write its files as soon as it is graded: ``results.json``,
     ``feedback.txt`` and :data:`STATE` (so a grader killed later loses nothing graded).
 
@@ -278,7 +271,7 @@ def grade_and_save(sub, exercise, expected, sandbox, extras, opts, out, run_key,
                 return saved["result"]
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    result = grade_one(sub, exercise, expected, sandbox, extras, opts, data=data, path=path)
+    result = grade_one(sub, exercise, expected, sandbox, extras, opts, data=data, path=path, released=released)
     folder.mkdir(parents=True, exist_ok=True)
     gradebook.atomic_write(folder / "results.json", json.dumps(gradescope(result), indent=1) + "\n")
     gradebook.atomic_write(folder / "feedback.txt", feedback(result, exercise))
@@ -312,6 +305,24 @@ def self_test(exercise, sandbox, extras, opts):
             "if a question fails, fix the exercise's solution or tests (python -m "
             "lib.grading release ... --instructor, then run it), or raise --cell-timeout, "
             "--timeout or --memory-mb.")
+
+
+# what every sandbox imports: its own child process, and the kernel with the notebooks' usual imports
+WARM = "import lib.grading.sandbox, ipykernel.kernelapp, ipykernel.ipkernel, ipywidgets, matplotlib.pyplot"
+
+
+def warm_bytecode():
+    """Write Python's bytecode cache of what every sandbox imports, once per run, outside
+    the sandboxes (where the installation is read-only and bytecode writing is off).
+
+    Without it, where the cache is empty (``make install`` installs with ``--no-compile``;
+    this machine sets PYTHONDONTWRITEBYTECODE), both Python processes of every submission
+    compiled numpy, nbformat, jupyter_client, IPython, ... from source again: about 0.8 s
+    of CPU of the 4.4 s a submission took (benchmarks/results.md, issue 37). Writes
+    nothing where the installation is not writable; a failure here only costs that time.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", WARM], cwd=ROOT, env=env, capture_output=True, timeout=600)
 
 
 def _expected(exercise):
@@ -367,13 +378,14 @@ def grade(source, submissions, out, workers=2, cell_timeout=60, timeout=300, mem
     opts = {"cell_timeout": cell_timeout, "timeout": timeout, "memory_mb": memory_mb}
     results = []
     try:
+        warm_bytecode()
         self_test(exercise, sandbox, extras, opts)
         out.mkdir(parents=True, exist_ok=True)
-        expected = _expected(exercise)
+        expected, released = _expected(exercise), release(exercise)
         with ThreadPoolExecutor(max(1, workers)) as pool:
             run_key = _run_key(source_file, sandbox, extras, opts)
             futures = [pool.submit(grade_and_save, s, exercise, expected, sandbox, extras, opts, out,
-                                   run_key, resume=only is None) for s in subs]
+                                   run_key, resume=only is None, released=released) for s in subs]
             done = as_completed(futures)
             if progress:
                 from tqdm import tqdm

@@ -7,7 +7,7 @@ With a roster (:mod:`lib.grading.roster`) a grade run writes, beside ``grades.cs
   ``Points Possible`` row, then one row per student (``ID`` is the Canvas user id, the
   roster's ``canvas_id``). ``<assignment>`` is ``Name (assignment id)`` to update an
   existing Canvas assignment (``--canvas-assignment``), else the exercise's name (Canvas
-  then creates an assignment of that name). A blank grade leaves Canvas's unchanged.
+  then creates an assignment of that name). A blank grade is an empty cell, never a 0.
 * ``moodle_grades.csv``: for Moodle's "Import > CSV file": ``Email address``,
   ``ID number`` (the roster's ``sis_id``), ``Full name``, the grade column (the
   exercise's name) and ``Feedback``; at import, map "Email address" (or "ID number") to
@@ -20,6 +20,37 @@ The Canvas and Moodle files carry the ``final`` grade (the total after any late 
 
 All are written by the csv module, one header row (Canvas: plus its Points Possible row),
 no comment lines; students without a graded submission have a blank grade, never 0.
+
+The LMSs' documented layouts, checked by :func:`check_canvas_import`,
+:func:`check_moodle_import` and :func:`check_moodle_feedback_zip` (the tests read every
+file written back through them; ``benchmarks/bench_grading.py --class`` too):
+
+* Canvas, Grades > Import (:data:`CANVAS_GUIDE`; the rules as a Canvas university's guide
+  spells them out, :data:`CANVAS_RULES`): the columns ``Student`` (name), ``ID``, ``SIS
+  User ID`` (one of these three identifies the student), ``SIS Login ID``, ``Section``,
+  then one column per assignment; a new assignment column creates the assignment, a
+  grade in the file overwrites the one in Canvas. The ``Points Possible`` row is the
+  second row of Canvas's own gradebook export, the template those guides start from
+  (no stored page states the importer's rule for it). Checked: that header, that row
+  (blank identity cells, the points), a Canvas user id or SIS User ID in every student
+  row (so no student is matched by name alone), each id once, grades blank or numbers
+  from 0 to the points.
+* Moodle, Grades > Import > CSV file (:data:`MOODLE_IMPORT`): the first row names the
+  columns, which are mapped at import; the user is identified by mapping ``Email address``
+  to the user's email (case-sensitive: written as the roster has it) or ``ID number`` to
+  the user's ID number; "please include both feedback and grades for the activity": a
+  feedback column is only imported with its grade column. Checked: the header holds
+  ``Email address``, ``ID number``, one grade column and ``Feedback``, every row a
+  non-empty email address (each once), grades blank or numbers >= 0.
+* Moodle, assignment > "Upload multiple feedback files in a zip": the importer
+  (:data:`MOODLE_ZIP_IMPORTER`) splits each path part at ``_`` into at most five pieces,
+  ``full name``, ``participant id`` (a number, a participant of the assignment),
+  ``plugin type``, ``plugin name`` and the rest; the first part that parses so names the
+  student, and files whose names start with ``.`` or ``~`` are skipped. Checked: every
+  file's folder parses to a roster student's ``moodle_id`` and ``assignsubmission_file``.
+
+Moodle's offline grading worksheet is not written (no documentation of its columns was
+found to check it against); its grade import above covers the same need.
 """
 import csv
 import io
@@ -30,6 +61,11 @@ from . import gradebook
 
 CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_HEADER = ["Email address", "ID number", "Full name"]
+CANVAS_GUIDE = "https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807"
+CANVAS_RULES = ("https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/calculating-final-grades/"
+                "import-csv-file-carmen-grades")
+MOODLE_IMPORT = "https://docs.moodle.org/311/en/Grade_import"
+MOODLE_ZIP_IMPORTER = "https://github.com/moodle/moodle/blob/main/mod/assign/feedback/file/importziplib.php"
 
 
 def with_roster(results, collected, exercise, only=None):
@@ -135,3 +171,91 @@ def write_all(out, exercise, rows, collected, results=(), canvas_assignment=None
     lines.append(f"class report: {page}; feedback pages: {out / 'submissions'}/ID/feedback.html, "
                  f"to upload: {bundle}")
     return "\n".join(lines)
+
+
+def _read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def _grade(value, where, most=None):
+    """A grade cell: blank, or a number from 0 to ``most``; ValueError naming ``where``."""
+    if value == "":
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{where}: grade {value!r} is not a number") from None
+    if not 0 <= number <= (most if most is not None else float("inf")):
+        raise ValueError(f"{where}: grade {value} is outside 0..{most}")
+    return number
+
+
+def check_canvas_import(path):
+    """The student rows of a Canvas gradebook import file, after checking it against
+    Canvas's documented layout (module docstring); ``ValueError`` naming the first broken rule."""
+    rows = _read_csv(path)
+    if not rows or rows[0][:5] != CANVAS_HEADER or len(rows[0]) < 6:
+        raise ValueError(f"{path}: the header must be {', '.join(CANVAS_HEADER)} and an assignment column "
+                         f"({CANVAS_GUIDE}), not {rows[0] if rows else 'empty'}")
+    if len(rows) < 2 or rows[1][0] != "Points Possible" or any(rows[1][1:5]):
+        raise ValueError(f"{path}: row 2 must be the Points Possible row with blank identity cells")
+    points = [_grade(v, f"{path}, Points Possible") for v in rows[1][5:]]
+    seen = {}
+    for n, row in enumerate(rows[2:], 3):
+        if len(row) != len(rows[0]):
+            raise ValueError(f"{path}, row {n}: {len(row)} cells, the header has {len(rows[0])}")
+        key = row[1] or row[2]
+        if not key:
+            raise ValueError(f"{path}, row {n}: neither ID nor SIS User ID, so Canvas could match "
+                             f"{row[0]!r} by name only")
+        if key in seen:
+            raise ValueError(f"{path}, rows {seen[key]} and {n}: the same student {key}")
+        seen[key] = n
+        for value, most in zip(row[5:], points):
+            _grade(value, f"{path}, row {n}", most)
+    return rows[2:]
+
+
+def check_moodle_import(path):
+    """The rows of a Moodle CSV grade import file, after checking it against Moodle's
+    documented import (module docstring); ``ValueError`` naming the first broken rule."""
+    rows = _read_csv(path)
+    header = rows[0] if rows else []
+    if header[:2] != MOODLE_HEADER[:2] or len(header) != 5 or header[-1] != "Feedback":
+        raise ValueError(f"{path}: the header must be Email address, ID number, Full name, the grade "
+                         f"column and Feedback ({MOODLE_IMPORT}), not {header}")
+    seen = {}
+    for n, row in enumerate(rows[1:], 2):
+        if len(row) != len(header) or not row[0]:
+            raise ValueError(f"{path}, row {n}: no email address to identify the user, or not "
+                             f"{len(header)} cells: {row}")
+        if row[0] in seen:
+            raise ValueError(f"{path}, rows {seen[row[0]]} and {n}: the same email address {row[0]}")
+        seen[row[0]] = n
+        _grade(row[3], f"{path}, row {n}")
+    return rows[1:]
+
+
+def check_moodle_feedback_zip(path, participants):
+    """``{participant id: [file names]}`` of a zip for Moodle's "Upload multiple feedback
+    files in a zip", after checking that every file's path names one of ``participants``
+    (the roster's ``moodle_id`` values) the way Moodle's importer parses it (module
+    docstring); ``ValueError`` naming the first file it would not import."""
+    import zipfile
+
+    found = {}
+    with zipfile.ZipFile(path) as zf:
+        for name in zf.namelist():
+            if name.endswith("/"):
+                continue
+            parts = name.split("/")
+            info = parts[0].split("_", 4)
+            if len(parts) > 1 and parts[-1][:1] in (".", "~"):
+                raise ValueError(f"{path}: {name}: Moodle skips files whose names start with . or ~")
+            if len(info) < 4 or not info[1].isdigit() or info[1] not in participants \
+                    or info[2:4] != ["assignsubmission", "file"]:
+                raise ValueError(f"{path}: {name}: not <full name>_<participant id>_assignsubmission_file_ "
+                                 f"with a participant of the roster ({MOODLE_ZIP_IMPORTER})")
+            found.setdefault(info[1], []).append(name)
+    return found
