@@ -7,7 +7,8 @@ or states a decimal number or a percentage. Each claim must be
 * asserted: the code cell just before its markdown cell, or one of the two code cells
   after it, holds an ``assert`` (a hidden ``remove-cell`` assertion over the seeds or
   settings the sentence generalises to);
-* glued: the number is a myst-nb ``{glue:...}`` role (it then never reaches this scan);
+* glued: the numbers are a table glued by the code (a ``{glue:md}`` block, which is not
+  prose and never reaches this scan);
 * cited: the sentence carries a ``{cite}`` role (the claim is the cited work's); or
 * a mathematical fact, marked by a MyST comment ``% claim: <reason>`` right above its
   paragraph, the reason saying in at least four words why it holds.
