@@ -43,8 +43,10 @@ CONSTRAINTS = ROOT / "_build" / "min-deps-constraints.txt"
 # one chapter per lib package: naive_bayes, bn, em, hmm and text (Chapter 8), density
 CHAPTERS = ["04_naive_bayes", "06_bayesian_networks", "07_em", "08_hmm", "09_density"]
 # the book and grading tooling: the grader (run here on set 09 instead; its tests need
-# nbformat, jupytext, kernels and a sandbox), the tools and the tests' helpers (venvs, builds)
+# nbformat, jupytext, kernels and a sandbox), the tools, the book's Sphinx extensions
+# (_ext: the API page's layout needs Sphinx) and the tests' helpers (venvs, builds)
 TOOLING = ("lib.grading", *(p.stem for p in (ROOT / "tools").glob("*.py")),
+           *(p.stem for p in (ROOT / "_ext").glob("*.py")),
            *(p.stem for p in (ROOT / "tests").glob("*.py") if not p.stem.startswith(("test_", "conftest"))))
 # lib's modules that are not algorithms: the data download (its tests and the docs and CI
 # tests, which import it for the archive's path, try nothing a floor version changes)
