@@ -61,10 +61,14 @@ from . import gradebook
 
 CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_HEADER = ["Email address", "ID number", "Full name"]
+#: Canvas's own guide to importing grades (cited, not read: no stored copy).
 CANVAS_GUIDE = "https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807"
+#: The page whose Canvas import rules the checks follow.
 CANVAS_RULES = ("https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/calculating-final-grades/"
                 "import-csv-file-carmen-grades")
+#: Moodle's documentation of grade import from CSV.
 MOODLE_IMPORT = "https://docs.moodle.org/311/en/Grade_import"
+#: Moodle's importer of bulk feedback zips, whose folder naming the zip follows.
 MOODLE_ZIP_IMPORTER = "https://github.com/moodle/moodle/blob/main/mod/assign/feedback/file/importziplib.php"
 
 
