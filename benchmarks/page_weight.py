@@ -23,7 +23,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 BUDGET_BYTES = 1_500_000       # a chapter page's first visit, gzip transfer
-BUDGET_REQUESTS = 60      # a ceiling against regressions (was 51-62 before issue 15)
+BUDGET_REQUESTS = 65      # a ceiling against regressions (was 51-62 before issue 15; 65 since
+                          # chapter 6 gained the PC-orders and averaging figures: 62)
 COMPRESSIBLE = re.compile(r"text/|javascript|json|css|svg|xml")
 SECTION = "## The website's weight"
 
