@@ -1,6 +1,9 @@
 """Small pieces shared by the modules of :mod:`lib.bn`: the missing-value code, the
-refusal of impossible evidence, C-order strides. A missing value in data is what
+refusal of impossible evidence, C-order strides, and :class:`NetworkArrays`, the
+integer-indexed arrays of a network that the algorithms work on. A missing value in data is what
 ``lib._validation.is_missing(value, MARKERS)`` says: None, NaN or the source's "?"."""
+from dataclasses import dataclass, field, replace
+
 import numpy as np
 
 from lib.errors import ImpossibleEvidenceError  # noqa: F401  (raised by every inference method)
@@ -15,3 +18,49 @@ def strides(cards):
     if cards.size == 0:
         return np.zeros(0, dtype=np.int64)
     return np.concatenate([np.cumprod(cards[::-1])[::-1][1:], [1]]).astype(np.int64)
+
+
+def _frozen(table):
+    """A read-only view of ``table`` (the owner's array stays writeable)."""
+    view = np.asarray(table).view()
+    view.flags.writeable = False
+    return view
+
+
+@dataclass(frozen=True)
+class NetworkArrays:
+    """Integer-indexed, read-only arrays of a :class:`BayesNet` (``net.arrays``), the data
+    the algorithms of :mod:`lib.bn` work on. Variable ``i`` is ``net.names[i]``; state
+    ``k`` of it is ``net.states[name][k]``; each tuple has one entry per variable.
+
+    ``plans`` caches elimination orders (they depend on the graph only, so it survives
+    :meth:`BayesNet.set_cpts`).
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> arrays = load_network("asia").arrays
+    >>> arrays.card.tolist()
+    [2, 2, 2, 2, 2, 2, 2, 2]
+    >>> arrays.parents[:3]
+    ((), (0,), ())
+    """
+
+    card: np.ndarray                 # number of states of each variable
+    parents: tuple                   # parent indices of each variable
+    children: tuple                  # child indices of each variable
+    topo: tuple                      # variable indices in topological order
+    strides: tuple                   # parents' state codes @ strides[i] = row of CPT i
+    cpt: tuple                       # CPTs, shape (|U1|, ..., |Uk|, |X|)
+    rows: tuple                      # CPTs as (parent configurations, states)
+    log_rows: tuple                  # log of ``rows`` (-inf for a zero)
+    cumulative_rows: tuple           # ``rows`` summed along the states (for sampling)
+    plans: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def with_cpts(self, tables):
+        """The same structure with the CPTs ``tables`` (one per variable, in order)."""
+        rows = tuple(_frozen(t.reshape(-1, t.shape[-1])) for t in tables)
+        with np.errstate(divide="ignore"):
+            logs = tuple(_frozen(np.log(r)) for r in rows)
+        return replace(self, cpt=tuple(_frozen(t) for t in tables), rows=rows, log_rows=logs,
+                       cumulative_rows=tuple(_frozen(np.cumsum(r, axis=1)) for r in rows))
