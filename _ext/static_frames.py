@@ -1,13 +1,13 @@
 """Sphinx extension of the course website: kernel-free interactive figures.
 
 - Sets ``BAYES_COURSE_STATIC=1`` for the kernels the build starts, so that
-  ``lib.widgets.interactive_figure`` renders its frames and an HTML explorer instead
-  of ipywidgets (see ``lib/widgets.py``; a kernel run anywhere else stays live).
+  ``lib.plots.interactive.interactive_figure`` renders its frames and an HTML explorer instead
+  of ipywidgets (see ``lib/plots/interactive.py``; a kernel run anywhere else stays live).
 - Moves each explorer frame out of the page (the notebook output carries it as a
   ``data:`` URI, so the execution cache keeps the frames between builds) into
   ``_images/frames/<sha256>.png``; a page then loads only its default image and
   fetches the other frames when a reader first touches the explorer.
-- Gives every figure drawn by ``lib.plotting.figure_png`` a minimum display width at
+- Gives every figure drawn by ``lib.plots.export.figure_png`` a minimum display width at
   which its smallest text is still 9 CSS px (read from the PNG's text chunks), so that
   on a phone a figure too wide for the column scrolls in its box instead of shrinking
   its text below legibility.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from PIL import Image
 
-STATIC_ENV = "BAYES_COURSE_STATIC"  # the same name as lib.widgets.STATIC_ENV
+STATIC_ENV = "BAYES_COURSE_STATIC"  # the same name as lib.plots.interactive.STATIC_ENV
 MIN_TEXT_CSS_PX = 9.0
 IMG = re.compile(r'<img\b[^>]*?\bsrc="(?:\.\./)*_images/([^"/]+\.png)"[^>]*>')
 FRAME = re.compile(r'data-src="data:image/png;base64,([A-Za-z0-9+/=\s]+)"')

@@ -1,4 +1,4 @@
-/* Kernel-free explorers of the course's interactive figures (see lib/widgets.py).
+/* Kernel-free explorers of the course's interactive figures (see lib/plots/interactive.py).
    Each .lib-explorer holds the frames rendered at build time (one per combination of
    control values) and plain controls; moving a control shows the frame drawn for the
    chosen values in the figure just above. Frames are fetched when a reader first

@@ -3,9 +3,9 @@ callback time; with ``--build``, also a clean and an unchanged ``make book``.
 
 Chapters: every ``chapters/*.md`` is converted with jupytext and executed with nbclient
 (a fresh kernel each, working folder ``chapters/``). One cell is put in front of the
-chapter: it wraps ``lib.widgets.interactive_figure`` so that every ``(plot, controls,
-fixed)`` the chapter passes to it is recorded (the chapter's own ``from lib.widgets
-import interactive_figure`` then picks up the wrapper). One cell is put after the
+chapter: it wraps ``lib.plots.interactive.interactive_figure`` so that every ``(plot, controls,
+fixed)`` the chapter passes to it is recorded (the chapter's own ``from
+lib.plots.interactive import interactive_figure`` then picks up the wrapper). One cell is put after the
 chapter: it calls each recorded ``plot`` ``CALLS`` times, each time with the default
 values except one control moved to another of its values (as a reader moving a
 slider), and times ``plot(...)`` alone (the callback) and ``plot(...)`` plus the PNG
@@ -40,7 +40,7 @@ CALLS = 5
 BUILD_TIMEOUT = 600  # seconds; twice the clean-build target
 
 BEFORE = """\
-import lib.widgets as _bench_widgets
+import lib.plots.interactive as _bench_widgets
 _bench_calls = []
 _bench_original = _bench_widgets.interactive_figure
 def _bench_interactive_figure(plot, controls, frames=None, **fixed):
@@ -52,7 +52,7 @@ _bench_widgets.interactive_figure = _bench_interactive_figure
 AFTER = """\
 import json as _json, statistics as _st, time as _time
 import numpy as _np, ipywidgets as _ipw, matplotlib.pyplot as _plt
-from lib.plotting import figure_png as _figure_png
+from lib.plots.export import figure_png as _figure_png
 import sys as _sys
 _sys.path.insert(0, %(here)r)
 from book_speed import matplotlib_share
@@ -187,7 +187,7 @@ def yardstick():
     (what any callback pays for matplotlib alone) and to render it to PNG."""
     from matplotlib.figure import Figure
     sys.path.insert(0, str(ROOT))
-    from lib.widgets import figure_png
+    from lib.plots.export import figure_png
     build, png = [], []
     for _ in range(5):
         t0 = time.perf_counter()

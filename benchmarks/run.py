@@ -274,7 +274,7 @@ def main():
         "## The book's own speed", "",
         "Chapters executed one by one with nbclient after jupytext conversion "
         "(benchmarks/book_speed.py). Each interactive figure's callback (the `plot` "
-        "passed to `lib.widgets.interactive_figure`) is called 5 times, the default "
+        "passed to `lib.plots.interactive.interactive_figure`) is called 5 times, the default "
         "settings and then one control moved per call; the share spent inside matplotlib "
         "is sampled from the call stack (every 0.5 ms, 3 calls at the default settings). "
         "Chapter time: the sum of the chapter's own cells (nbclient timestamps).", "",

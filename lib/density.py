@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import multivariate_normal
 
-from lib._validation import check_array, check_mixture, check_option, check_rng, check_scalar, check_scale
+from lib._validation import check_mixture, check_option, check_points, check_rng, check_scalar, check_scale
 from lib.em.mixture import sample_mixture  # noqa: F401  (Chapter 9 draws its sample with it)
 
 CHUNK_CELLS = 65_536      # distances held in memory at once (512 kB: fits in the cache)
@@ -33,17 +33,6 @@ MIXTURE_COVARIANCES = np.array([
     [[0.0060, 0.0015], [0.0015, 0.0070]],
 ])
 MIXTURE = (MIXTURE_WEIGHTS, MIXTURE_MEANS, MIXTURE_COVARIANCES)   # sample_mixture(n, *MIXTURE)
-
-
-# ---------------------------------------------------------------------- validation
-def _points(x, name, d=None):
-    """``x`` as a finite float array of shape ``(n, d)`` (1-D input means ``d = 1``)."""
-    a = check_array(x, name, ndim=(1, 2))
-    if a.ndim == 1:
-        a = a[:, None]
-    if d is not None and a.shape[1] != d:
-        raise ValueError(f"{name} has {a.shape[1]} dimensions but the data have {d}")
-    return a
 
 
 def _chunk_rows(n_queries, n_data):
@@ -122,8 +111,8 @@ def knn_density(query, data, k, log=False):
     >>> round(float(knn_density([0.5], [0.0, 1.0], k=1)[0]), 12)  # 1 / (2 * 1 * (2 * 0.5))
     0.5
     """
-    data = _points(data, "data")
-    query = _points(query, "query", data.shape[1])
+    data = check_points(data, "data")
+    query = check_points(query, "query", data.shape[1])
     k = check_scalar(k, "k", kind="integer", low=1, high=len(data))
     log_p = _knn_log_density(query, data, [k])[:, 0]
     return log_p if log else np.exp(log_p)
@@ -155,8 +144,8 @@ def kernel_density(query, data, width, log=False):
     >>> round(float(kernel_density([0.0], [0.0], width=1.0)[0]), 4)  # 1 / sqrt(2 pi)
     0.3989
     """
-    data = _points(data, "data")
-    query = _points(query, "query", data.shape[1])
+    data = check_points(data, "data")
+    query = check_points(query, "query", data.shape[1])
     width = check_scale(width, "the kernel width")
     n, d = data.shape
     g = -0.5 / width**2
@@ -205,7 +194,7 @@ def cross_validate(data, method, values, n_folds=5, rng=0):
 
     Used in: Chapter 9, section "Choosing k and w by cross-validation".
     """
-    data = _points(data, "data")
+    data = check_points(data, "data")
     check_option(method, "method", ("knn", "kernel"))
     values = list(values)
     if not values:
@@ -251,7 +240,7 @@ def knn_log_normaliser(data, ks, n_samples=2000, rng=0):
     Used in: Chapter 9, sections "Choosing k and w by cross-validation" and "The
     curse of dimensionality, measured".
     """
-    data = _points(data, "data")
+    data = check_points(data, "data")
     n, d = data.shape
     ks = np.array([check_scalar(k, "k", kind="integer", low=1, high=n) for k in np.atleast_1d(ks).tolist()])
     if d <= 2:
@@ -305,7 +294,7 @@ def mixture_density(points, weights=MIXTURE_WEIGHTS, means=MIXTURE_MEANS,
     Used in: Chapter 9, section "A sample from a mixture".
     """
     weights, means, covariances = check_mixture(weights, means, covariances)
-    x = _points(points, "points", means.shape[1])
+    x = check_points(points, "points", means.shape[1])
     terms = np.empty((len(x), len(weights)))
     for j, (m, c) in enumerate(zip(means, covariances)):
         terms[:, j] = multivariate_normal(m, c).logpdf(x)

@@ -39,7 +39,6 @@ __all__ = [
     "wrapper_mle", "gaussian_mle", "linear_gaussian_mle", "cross_entropy", "fit_logistic",
     "grid_learner",
     "n_params_full_table", "n_params_joint_given_class", "n_params_naive_bayes",
-    "parameter_count_table",
 ]
 
 
@@ -441,16 +440,3 @@ def n_params_naive_bayes(n):
     """Free parameters of naive Bayes with n boolean attributes: 2n + 1."""
     return 2 * _n_vars(n) + 1
 
-
-def parameter_count_table(n_max=30):
-    """Markdown table of the three parameter counts for n = 1..n_max boolean attributes.
-
-    Columns: full table P(Y | X), P(X | Y) plus P(Y) without independence, naive Bayes.
-    Used in: Chapter 2, section "Counting parameters".
-    """
-    n_max = _n_vars(n_max)
-    head = ("| $n$ | table $P(Y \\mid X_1, \\dots, X_n)$ | $P(X_1, \\dots, X_n \\mid Y)$ "
-            "and $P(Y)$ | naive Bayes |\n| ---: | ---: | ---: | ---: |")
-    rows = [f"| {n} | {n_params_full_table(n):,} | {n_params_joint_given_class(n):,} "
-            f"| {n_params_naive_bayes(n)} |" for n in range(1, n_max + 1)]
-    return "\n".join([head, *rows])

@@ -488,7 +488,7 @@ def test_plot_gibbs_vs_bayes_returns_figure():
 
 
 def test_figures_render_to_png():
-    from lib.plotting import figure_png
+    from lib.plots.export import figure_png
     png = figure_png(plot_candy_posteriors(n_limes=3))
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from lib.bn import BayesNet, ImpossibleEvidenceError, family_score, hill_climb, read_bif
-from lib.bn.plots import layered_layout
+from lib.plots.bn import layered_layout
 
 NETWORKS = Path(__file__).resolve().parents[1] / "lib" / "data" / "networks"
 TF = ["true", "false"]
@@ -606,7 +606,7 @@ def test_layout_and_drawings():
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from lib.bn.plots import plot_evidence_explorer, plot_network, plot_sampling_convergence
+    from lib.plots.bn import plot_evidence_explorer, plot_network, plot_sampling_convergence
 
     net = earthquake_net()
     pos = layered_layout(net)
@@ -733,7 +733,7 @@ def test_encoding_of_label_types():
 
 def test_doctests_and_layout():
     """The examples in the docstrings run; the package keeps matplotlib out of its
-    algorithm modules (only lib.bn.plots imports it)."""
+    algorithm modules (its figures are lib.plots.bn)."""
     import doctest
     import subprocess
     import sys

@@ -304,7 +304,7 @@ def test_dsep_figure_marks_trails():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lib.bn.plots import layered_layout, plot_dsep_explorer
+    from lib.plots.bn import layered_layout, plot_dsep_explorer
     asia = load_network("asia")
     pos = layered_layout(asia)
     fig = plot_dsep_explorer(asia, "tub", "smoke", pos=pos, dysp="observed")
@@ -322,7 +322,7 @@ def test_cpdag_grid_draws_each_graph_in_its_panel():
     from matplotlib.patches import FancyArrowPatch
 
     from lib.bn.independence import CPDAG
-    from lib.bn.plots import layered_layout, plot_cpdags
+    from lib.plots.bn import layered_layout, plot_cpdags
     asia = load_network("asia")
     graphs = [cpdag(asia), None, CPDAG({("tub", "either")}, {frozenset(("lung", "either"))})]
     fig = plot_cpdags(graphs, asia.names, layered_layout(asia), ["class", "", "two links"], ncols=2)
@@ -336,7 +336,7 @@ def test_markov_blanket_figure_colours_the_blanket():
     from matplotlib.colors import to_hex
     from matplotlib.patches import FancyBboxPatch
 
-    from lib.bn.plots import plot_markov_blankets
+    from lib.plots.bn import plot_markov_blankets
     asia = load_network("asia")
     fig = plot_markov_blankets(asia, ["lung", "either"])
     for ax, node in zip(fig.axes, ["lung", "either"]):

@@ -156,11 +156,11 @@ def test_conservative_and_majority_rules():
 
 
 def test_meek_skips_ambiguous_triples():
-    from lib.bn.independence import _meek
+    from lib.bn.independence import meek_rules
     skeleton = {frozenset(("c", "a")), frozenset(("a", "b"))}
     # c -> a - b with c, b unlinked: rule 1 reads c - a - b as a non-collider
-    assert _meek(["a", "b", "c"], skeleton, {("c", "a")}, {frozenset(("a", "b"))}).directed == {
+    assert meek_rules(["a", "b", "c"], skeleton, {("c", "a")}, {frozenset(("a", "b"))}).directed == {
         ("c", "a"), ("a", "b")}
-    undecided = _meek(["a", "b", "c"], skeleton, {("c", "a")}, {frozenset(("a", "b"))},
+    undecided = meek_rules(["a", "b", "c"], skeleton, {("c", "a")}, {frozenset(("a", "b"))},
                       ambiguous={(frozenset(("c", "b")), "a")})
     assert undecided.directed == {("c", "a")} and undecided.undirected == {frozenset(("a", "b"))}

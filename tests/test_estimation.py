@@ -289,7 +289,7 @@ def test_widget_callback_returns_a_figure_for_edge_settings():
 
 
 def test_parameter_count_table_rows():
-    from lib.estimation import parameter_count_table
+    from lib.plots.estimation import parameter_count_table
     lines = parameter_count_table(30).splitlines()
     assert len(lines) == 2 + 30
     assert lines[-1] == "| 30 | 1,073,741,824 | 2,147,483,647 | 61 |"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from lib.hmm import HMM, casino_model
-from lib.hmm.plots import plot_baum_welch, record_baum_welch
 from lib.hmm.reference import baum_welch, baum_welch_step, match_states
+from lib.plots.hmm import plot_baum_welch, record_baum_welch
 
 hmmlearn = pytest.importorskip("hmmlearn.hmm")
 
@@ -216,8 +216,8 @@ def test_chapter_shows_the_bodies_of_the_plain_baum_welch():
 
 
 def test_plot_baum_welch_redraw_into_the_same_figure_equals_a_fresh_one(casino_run):
-    from lib.live_figure import LiveFigure
-    from lib.plotting import figure_png
+    from lib.plots.export import figure_png
+    from lib.plots.live import LiveFigure
     run = casino_run[3]
     labels = dict(state_labels=["fair", "loaded"], symbol_labels="123456")
     live = LiveFigure()

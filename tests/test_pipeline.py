@@ -121,7 +121,7 @@ def test_binder_runs_the_imports_of_all_other_notebooks_in_one_kernel(tmp_path):
 
 def test_the_widget_cells_and_what_they_need_but_no_other_cell(tmp_path):
     path = notebook(tmp_path,
-                    "import numpy as np\nfrom lib.widgets import interactive_figure\nuse_course_style()",  # 1
+                    "import numpy as np\nfrom lib.plots.interactive import interactive_figure\nuse_course_style()",  # 1
                     "rng = np.random.default_rng(0)",                   # 2
                     "data = rng.normal(size=10)",                       # 3
                     "unused = np.arange(5)\nassert unused.sum() == 10",  # 4: not needed

@@ -1,5 +1,9 @@
 """Tests of lib/_validation: each check accepts good input unchanged and refuses bad
-input with an error naming the argument, the expectation and the value given."""
+input with an error naming the argument, the expectation and the value given; and the
+library's structure that the layer is part of (what may import what)."""
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -289,15 +293,93 @@ def test_check_table():
 
 
 # ------------------------------------------------------------------ architecture
-@pytest.mark.parametrize("module", ["lib._validation", "lib.bayes", "lib.estimation", "lib.mdl",
-                                    "lib.density", "lib.gaussian", "lib.naive_bayes", "lib.text"])
-def test_algorithm_modules_do_not_import_matplotlib(module):
-    """Figures live in lib/plots/: importing an algorithm module loads no matplotlib."""
+LIB = Path(__file__).resolve().parents[1] / "lib"
+
+
+def lib_modules():
+    """``{module name: source file}`` of every module of lib, read from the tree."""
+    modules = {}
+    for path in sorted(LIB.rglob("*.py")):
+        parts = ("lib",) + path.relative_to(LIB).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def test_algorithm_modules_do_not_import_matplotlib():
+    """Figures live in lib/plots/: importing any other module of lib (the grader, the
+    glue and the validation layer included) loads no matplotlib."""
     import subprocess
     import sys
 
-    code = f"import sys, {module}; sys.exit('matplotlib' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    modules = [m for m in lib_modules() if m != "lib.plots" and not m.startswith("lib.plots.")]
+    assert {"lib.bn", "lib.bn.sampling", "lib.hmm", "lib.em", "lib.density"} <= set(modules)
+    code = (f"import importlib, sys\nfor m in {modules!r}:\n    importlib.import_module(m)\n"
+            "    if 'matplotlib' in sys.modules: sys.exit(m + ' imports matplotlib')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+
+
+def private_imports(name, path):
+    """``(line, what)`` for each import in module ``name`` of a private name across modules:
+    a name starting with ``_`` from another module, or a module under a ``_`` component
+    (``lib.naive_bayes._base``) from outside the package that holds it. A private
+    module's own names are its package's: ``from ._base import _BaseNB`` inside
+    ``lib.naive_bayes`` is fine, and so is ``lib._validation`` anywhere in ``lib``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+
+    def hidden(module):  # the private components of a dotted module name this module cannot see
+        parts = module.split(".")
+        return [p for k, p in enumerate(parts) if p.startswith("_") and not p.startswith("__")
+                and not (name + ".").startswith(".".join(parts[:k]) + ".")]
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            targets = [(base, alias.name) for alias in node.names]
+        else:
+            continue
+        for module, attr in targets:
+            if not (module == "lib" or module.startswith("lib.")):
+                continue
+            if attr is not None and f"{module}.{attr}" in MODULES:  # a submodule
+                module, attr = f"{module}.{attr}", None
+            if hidden(module):
+                found.append((node.lineno, module))
+            elif attr and attr.startswith("_") and not attr.startswith("__") and not (
+                    module.rpartition(".")[2].startswith("_") and (name + ".").startswith(module.rpartition(".")[0] + ".")):
+                found.append((node.lineno, f"{module}.{attr}"))
+    return found
+
+
+MODULES = lib_modules()
+
+
+@pytest.mark.parametrize("code, name, expected", [
+    ("from .inference import _eliminate", "lib.bn.sampling", ["lib.bn.inference._eliminate"]),
+    ("from lib.naive_bayes._base import _float_csr", "lib.text.bag_of_words", ["lib.naive_bayes._base"]),
+    ("import lib.naive_bayes._base", "lib.text", ["lib.naive_bayes._base"]),
+    ("from lib.plots.gaussian import _scatter", "lib.plots.naive_bayes", ["lib.plots.gaussian._scatter"]),
+    ("from ._base import _BaseNB, _label\nfrom lib._validation import check_scalar", "lib.naive_bayes.counts", []),
+    ("from ._common import strides\nfrom .. import _classifier", "lib.bn.sampling", []),
+    ("from numpy import _core\nfrom . import _common", "lib.bn.network", []),
+])
+def test_private_imports_are_found(tmp_path, code, name, expected):
+    path = tmp_path / "module.py"
+    path.write_text(code)
+    assert [what for _, what in private_imports(name, path)] == expected
+
+
+def test_no_private_name_crosses_a_module():
+    """Modules talk through public names (ARCHITECTURE.md): no module of lib imports a
+    private name of another module, or a private module of a package it is not in."""
+    found = {name: hits for name, path in MODULES.items() if (hits := private_imports(name, path))}
+    assert not found, f"private names imported across modules: {found}"
 
 
 def test_is_missing_knows_none_nan_pandas_na_and_markers():

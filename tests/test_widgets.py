@@ -1,4 +1,5 @@
-"""lib.widgets (interactive figures, live and static) and lib.plotting (figures for the site),
+"""lib.plots.interactive (interactive figures, live and static), lib.plots.live and lib.plots.export
+and lib.plots.style (figures for the site),
 plus the site's Sphinx extension _ext/static_frames.py that moves the frames out of pages."""
 import ast
 import hashlib
@@ -18,19 +19,18 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-import lib.widgets as lw
-from lib.live_figure import LiveFigure, first_frame, live_png
-from lib.plotting import (
+import lib.plots.interactive as lw
+from lib.plots.export import (
     CSS_PX_PER_IN,
     MIN_FONT_PT,
     PHONE_COLUMN_PX,
     PIXEL_RATIO,
     figure_png,
     max_width_in,
-    new_figure,
     png_info,
-    use_course_style,
 )
+from lib.plots.live import LiveFigure, first_frame, live_png
+from lib.plots.style import new_figure, use_course_style
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -267,17 +267,17 @@ def test_live_redraws_reuse_the_figure_and_revisits_come_from_the_cache(shown_li
 def _chapter_figures():
     """(plot, fixed arguments, first values, second values) of the chapters' figures that
     update in place (Chapters 1, 2, 3, 4, 6, 7, 8, 9; Chapter 5's needs the newsgroups)."""
-    from lib.bn.plots import layered_layout, plot_dsep_explorer, plot_evidence_explorer
     from lib.datasets import load_network
     from lib.gaussian import GaussianClassifier
     from lib.hmm import HMM
     from lib.hmm.examples import CASINO_EXAMPLES, casino_model
-    from lib.hmm.plots import plot_baum_welch, plot_casino_sequence, record_baum_welch
     from lib.plots.bayes import plot_base_rate, plot_candy_experiment, plot_version_space
+    from lib.plots.bn import layered_layout, plot_dsep_explorer, plot_evidence_explorer
     from lib.plots.density import plot_density_sliders
     from lib.plots.em import plot_em_2d
     from lib.plots.estimation import plot_beta_update, plot_grid_vs_beta
     from lib.plots.gaussian import plot_risk_boundary
+    from lib.plots.hmm import plot_baum_welch, plot_casino_sequence, record_baum_welch
     from lib.plots.mdl import plot_polynomial_mdl
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0, 1, (60, 2)), rng.normal(4, 1, (60, 2))]
@@ -437,7 +437,7 @@ def test_selection_options_are_read_from_their_public_options():
 
 
 def test_live_figure_keys_compare_objects_by_identity():
-    from lib.hmm.plots import BaumWelchRun
+    from lib.plots.hmm import BaumWelchRun
     live = LiveFigure(new_figure())
     assert live.state_for("x") is None  # started without a key: never reused
     run = BaumWelchRun(*[np.zeros(3)] * 7)
@@ -456,10 +456,10 @@ from IPython.core.interactiveshell import InteractiveShell
 shell = InteractiveShell.instance()
 before = dict(matplotlib.rcParams)
 hooks = {e: list(f) for e, f in shell.events.callbacks.items()}
-import lib.plotting, lib.widgets, lib.plots.bayes, lib.bn.plots, lib.hmm.plots
+import lib.plots.style, lib.plots.interactive, lib.plots.bayes, lib.plots.bn, lib.plots.hmm
 assert dict(matplotlib.rcParams) == before, "rcParams changed at import"
 assert {e: list(f) for e, f in shell.events.callbacks.items()} == hooks, "IPython hooks registered at import"
-lib.plotting.use_course_style()
+lib.plots.style.use_course_style()
 assert matplotlib.rcParams["legend.fontsize"] == 9 and matplotlib.rcParams["figure.titlesize"] == 11
 assert any(f.__name__ == "ensure" for f in shell.events.callbacks["pre_run_cell"])
 print("ok")
@@ -499,7 +499,7 @@ def _lib_imports():
 
 def test_lib_has_no_import_cycle():
     """No module of ``lib`` imports itself through others (``lib.hmm.model`` and
-    ``lib.hmm.reference`` did, for the Baum-Welch figure's data, now in ``lib.hmm.plots``)."""
+    ``lib.hmm.reference`` did, for the Baum-Welch figure's data, now in ``lib.plots.hmm``)."""
     graph = _lib_imports()
     assert "lib.hmm.reference" in graph["lib.hmm.model"]  # the reader finds the edges
     # a module of a package imports the package's __init__ first; not a cycle of its own

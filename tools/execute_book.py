@@ -43,7 +43,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from lib.grading.polls import SlicedNotebookClient  # noqa: E402
-from lib.widgets import STATIC_ENV  # noqa: E402  (set for the kernels, as _ext/static_frames.py does)
+from lib.plots.interactive import STATIC_ENV  # noqa: E402  (set for the kernels, as _ext/static_frames.py does)
 
 
 def read_notebook(path):

@@ -26,6 +26,7 @@ from .core import (
                    check_counts,
                    check_labels,
                    check_option,
+                   check_points,
                    check_probabilities,
                    check_probability_vector,
                    check_rng,
@@ -52,7 +53,7 @@ from .estimators import (
 
 __all__ = [
     "NotFittedError", "check_scalar", "check_option", "check_array", "check_binary", "check_counts",
-    "check_table", "check_probabilities", "check_weights_array", "check_probability_vector",
+    "check_table", "check_points", "check_probabilities", "check_weights_array", "check_probability_vector",
     "check_stochastic_matrix", "check_labels", "encode_labels", "check_is_fitted",
     "check_n_features", "check_consistent_length", "check_shape", "check_rng", "check_scale",
     "check_mixture", "check_sample_weight", "is_missing", "describe", "check_integers", "check_names",

@@ -15,10 +15,10 @@ representation from the algorithms, one module per part of Chapter 6:
 * :mod:`lib.bn.constraint`: conditional independence tests and the PC algorithm;
 * :mod:`lib.bn.continuous`: linear-Gaussian CPDs and discretisation (numeric variables);
 * :mod:`lib.bn.structural_em`: structure learning with missing values or a hidden variable (Chapter 7);
-* :mod:`lib.bn.bif`: reading BIF files;
-* :mod:`lib.bn.plots`: the drawings, the package's only figure module (not imported
-  here, so that the algorithms load without a plotting library:
-  ``from lib.bn.plots import plot_network``).
+* :mod:`lib.bn.bif`: reading BIF files.
+
+Its drawings are :mod:`lib.plots.bn` (``from lib.plots.bn import plot_network``): the
+algorithms load without a plotting library.
 
 The algorithms are functions taking the network first (``query(net, "B", ev)``);
 :class:`BayesNet` gets a method for each (``net.query("B", ev)``), generated below from
@@ -38,15 +38,15 @@ from .independence import (
     reachable,
     v_structures,
 )
-from .inference import elimination_plan, log_evidence, query
+from .inference import eliminate, elimination_plan, log_evidence, query
 from .learning import expected_counts, fit, fit_em, fit_gradient_ascent, log_likelihood, node_log_likelihood
-from .network import BayesNet, ImpossibleEvidenceError, NetworkArrays, cpt_markdown
-from .sampling import SamplingResult, gibbs_sampling, likelihood_weighting, rejection_sampling, sample
+from .network import BayesNet, ImpossibleEvidenceError, NetworkArrays
+from .sampling import SamplingResult, forward_sample, gibbs_sampling, likelihood_weighting, rejection_sampling, sample
 from .structure import family_score, hill_climb, score
 
 __all__ = [
-    "BayesNet", "NetworkArrays", "ImpossibleEvidenceError", "SamplingResult", "cpt_markdown", "read_bif",
-    "query", "log_evidence", "elimination_plan", "sample", "rejection_sampling",
+    "BayesNet", "NetworkArrays", "ImpossibleEvidenceError", "SamplingResult", "read_bif",
+    "query", "log_evidence", "eliminate", "elimination_plan", "forward_sample", "sample", "rejection_sampling",
     "likelihood_weighting", "gibbs_sampling", "expected_counts", "fit_em",
     "fit_gradient_ascent", "score", "family_score", "hill_climb", "d_separated", "reachable",
     "active_trails", "dsep_check", "markov_blanket", "v_structures", "cpdag", "markov_equivalent",

@@ -21,7 +21,7 @@ from scipy.stats import chi2
 from lib._validation import check_scalar
 
 from ._common import strides
-from .independence import _meek
+from .independence import meek_rules
 from .network import BayesNet
 from .structure import infer_states
 
@@ -211,5 +211,5 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
                     if (names[c], names[u]) not in directed:
                         directed.add((names[u], names[c]))
     undirected = {e for e in skeleton if not any(frozenset(d) == e for d in directed)}
-    cpdag = _meek(names, skeleton, directed, undirected, ambiguous)
+    cpdag = meek_rules(names, skeleton, directed, undirected, ambiguous)
     return PCResult(skeleton, cpdag, sepsets, tests, frozenset(ambiguous))

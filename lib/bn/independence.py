@@ -259,13 +259,16 @@ def cpdag(net_or_edges, nodes=None):
     vs = v_structures(g)
     directed = {(a, c) for a, c, _ in vs} | {(b, c) for _, c, b in vs}
     skeleton = {frozenset((p, n)) for n in g.names for p in g.parents[n]}
-    return _meek(g.names, skeleton, directed, skeleton - {frozenset(e) for e in directed})
+    return meek_rules(g.names, skeleton, directed, skeleton - {frozenset(e) for e in directed})
 
 
-def _meek(names, skeleton, directed, undirected, ambiguous=()):
+def meek_rules(names, skeleton, directed, undirected, ambiguous=()):
     """Apply Meek's rules R1-R3 to the undirected edges until none applies. R1 and R3
     read an unshielded triple ``x - m - y`` as a non-collider; they skip the triples
-    in ``ambiguous`` (``(frozenset({x, y}), m)`` pairs, from conservative PC)."""
+    in ``ambiguous`` (``(frozenset({x, y}), m)`` pairs, from conservative PC).
+
+    Orients the CPDAG of :func:`cpdag` and of the PC algorithm (:mod:`lib.bn.constraint`);
+    Chapter 6, sections "Markov equivalence" and "Learning the structure"."""
     directed, undirected = set(directed), set(undirected)
     ambiguous = set(ambiguous)
 

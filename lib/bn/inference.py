@@ -21,7 +21,7 @@ from lib._validation import check_names
 
 from ._common import ImpossibleEvidenceError
 
-__all__ = ["query", "query_codes", "log_evidence", "elimination_plan", "multiply", "enumerate_query"]
+__all__ = ["query", "query_codes", "log_evidence", "eliminate", "elimination_plan", "multiply", "enumerate_query"]
 
 
 def query_codes(net, variables, evidence):
@@ -72,7 +72,7 @@ def query(net, variables, evidence=None, method="elimination"):
     """
     q, ev = query_codes(net, variables, evidence)
     if method == "elimination":
-        table, _, _ = _eliminate(net, q, ev)
+        table, _, _ = eliminate(net, q, ev)
     elif method == "enumeration":
         if len(_relevant(net, q + list(ev))) > 500:
             raise ValueError("method='enumeration' recurses once per variable and is meant for "
@@ -109,7 +109,7 @@ def log_evidence(net, evidence):
     0.436
     """
     ev = net.evidence_codes(evidence)
-    table, log_scale, _ = _eliminate(net, [], ev)
+    table, log_scale, _ = eliminate(net, [], ev)
     s = float(table.sum())
     return math.log(s) + log_scale if s > 0 else -math.inf
 
@@ -244,7 +244,47 @@ def _prepare(net, q, ev):
     return relevant, factors
 
 
-def _eliminate(net, q, ev, heuristic="min_fill"):
+def eliminate(net, q, ev, heuristic="min_fill"):
+    """Variable elimination: the unnormalised table of ``P(q, ev)``, in integer codes.
+
+    The algorithm of :func:`query` and :func:`log_evidence`: the CPTs of the variables
+    that are ancestors of the query or the evidence, reduced by the evidence, are
+    multiplied and every other variable summed out, one at a time in a greedy order
+    (``heuristic``: ``"min_fill"`` or ``"min_degree"``, as :func:`elimination_plan`).
+
+    Used in: Chapter 6, section "Variable elimination"; the samplers
+    (:mod:`lib.bn.sampling`) and EM (:mod:`lib.bn.learning`) call it directly.
+
+    Parameters
+    ----------
+    net : BayesNet
+    q : list of int
+        Indices (in ``net.names``) of the query variables; empty for ``P(ev)`` alone.
+    ev : dict
+        ``{variable index: state code}``, as :meth:`BayesNet.evidence_codes` gives.
+    heuristic : str
+        How the next variable to sum out is chosen.
+
+    Returns
+    -------
+    table : ndarray
+        One axis per query variable, in the order of ``q``: ``P(q, ev)`` up to the factor
+        ``exp(log_scale)`` (kept apart so that tiny probabilities do not underflow).
+    log_scale : float
+    plan : dict
+        ``{"order": [...], "largest_factor_vars": k, "largest_factor_size": entries}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> table, log_scale, plan = eliminate(asia, [asia.index["lung"]], asia.evidence_codes({"dysp": "yes"}))
+    >>> (table * np.exp(log_scale)).round(4)  # P(lung, dysp = yes); normalised, query's answer
+    array([0.0448, 0.3912])
+    >>> plan["order"], plan["largest_factor_vars"]
+    (['asia', 'tub', 'smoke', 'bronc', 'either'], 3)
+    """
     q = list(q)
     relevant, factors = _prepare(net, q, ev)
     # the plan depends only on which variables are queried / observed

@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 from lib._validation import check_sample_weight, check_scalar
 
 from ._common import MISSING, strides
-from .inference import _eliminate, log_evidence
+from .inference import eliminate, log_evidence
 from .network import check_net
 
 __all__ = ["fit", "log_likelihood", "node_log_likelihood", "expected_counts", "fit_em",
@@ -150,9 +150,10 @@ def expected_counts(net, data, sample_weight=None):
     return counts, float(loglik)
 
 
-def _estep_tables(net, pats, obs, miss):
+def estep_tables(net, pats, obs, miss):
     """Log joint of every distinct observed pattern with every configuration of
-    the missing variables: array ``(n_patterns, *cards of missing)``."""
+    the missing variables: array ``(n_patterns, *cards of missing)``. The E step of
+    :func:`fit_em` and of structural EM (:mod:`lib.bn.structural_em`, Chapter 7)."""
     a = net.arrays
     card = a.card
     pos = {int(u): k for k, u in enumerate(obs)}
@@ -179,7 +180,7 @@ def _estep_tables(net, pats, obs, miss):
 def _estep_joint(net, pats, obs, miss, pw, counts):
     a = net.arrays
     card = a.card
-    logj, layout = _estep_tables(net, pats, obs, miss)
+    logj, layout = estep_tables(net, pats, obs, miss)
     axes = tuple(range(1, logj.ndim))
     ll_p = logsumexp(logj, axis=axes) if axes else logj
     if np.any(np.isneginf(ll_p)):
@@ -204,7 +205,7 @@ def _estep_ve(net, pats, obs, miss, pw, counts):
     ll = 0.0
     for pat, weight in zip(pats, pw):
         ev = {int(u): int(s) for u, s in zip(obs, pat)}
-        table, log_scale, _ = _eliminate(net, [], ev)
+        table, log_scale, _ = eliminate(net, [], ev)
         s = float(table.sum())
         if not s > 0:
             raise ValueError("a data row has probability zero under the network")
@@ -214,7 +215,7 @@ def _estep_ve(net, pats, obs, miss, pw, counts):
             f_miss = [u for u in fam if u in mset]
             idx = tuple(ev[u] if u in ev else slice(None) for u in fam)
             if f_miss:
-                t, _, _ = _eliminate(net, f_miss, ev)
+                t, _, _ = eliminate(net, f_miss, ev)
                 counts[n][idx] += weight * t / t.sum()
             else:
                 counts[n][idx] += weight
@@ -231,7 +232,7 @@ def _missing_loglik(net, X, per_row=False):
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
         pats, pinv = np.unique(X[sel][:, obs], axis=0, return_inverse=True)
         if math.prod(int(c) for c in card[miss]) * len(pats) <= 4_000_000:
-            logj, _ = _estep_tables(net, pats, obs, miss)
+            logj, _ = estep_tables(net, pats, obs, miss)
             axes = tuple(range(1, logj.ndim))
             ll_p = logsumexp(logj, axis=axes) if axes else logj
         else:

@@ -43,7 +43,6 @@ Example
 array([0.6923, 0.3077])
 """
 import math
-from itertools import product
 
 import numpy as np
 
@@ -51,7 +50,7 @@ from lib._validation import is_missing
 
 from ._common import MARKERS, MISSING, ImpossibleEvidenceError, NetworkArrays, _frozen, strides
 
-__all__ = ["BayesNet", "NetworkArrays", "ImpossibleEvidenceError", "cpt_markdown"]
+__all__ = ["BayesNet", "NetworkArrays", "ImpossibleEvidenceError"]
 
 _ROW_ATOL = 1e-6  # rows of published networks are rounded to ~1e-7
 
@@ -450,30 +449,3 @@ class BayesNet:
         for i in range(n):
             ops += [a.cpt[i], list(a.parents[i]) + [i]]
         return np.einsum(*ops, list(range(n)))
-
-
-def cpt_markdown(net, name, digits=6):
-    """The CPT of ``name`` as a Markdown table: one row per parent configuration,
-    one column per state (for display in a chapter).
-
-    Used in: Chapter 6, section "The earthquake network".
-
-    Examples
-    --------
-    >>> from lib.datasets import load_network
-    >>> print(cpt_markdown(load_network("asia"), "tub", digits=3))
-    | asia | tub = yes | tub = no |
-    |---|---|---|
-    | yes | 0.05 | 0.95 |
-    | no | 0.01 | 0.99 |
-    """
-    if name not in net.cpts:
-        raise ValueError(f"unknown variable {name!r}; the network has {net.names}")
-    parents = net.parents[name]
-    head = [str(p) for p in parents] + [f"{name} = {s}" for s in net.states[name]]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    table = net.cpts[name].reshape(-1, net.card[name])
-    for k, cfg in enumerate(product(*(net.states[p] for p in parents))):
-        vals = [f"{v:.{digits}g}" for v in table[k]]
-        lines.append("| " + " | ".join([str(c) for c in cfg] + vals) + " |")
-    return "\n".join(lines)

@@ -16,10 +16,10 @@ import numpy as np
 from lib._validation import check_rng, check_scalar
 
 from ._common import ImpossibleEvidenceError, strides
-from .inference import _eliminate, log_evidence, multiply, query_codes
+from .inference import eliminate, log_evidence, multiply, query_codes
 from .network import check_net
 
-__all__ = ["SamplingResult", "sample", "rejection_sampling", "likelihood_weighting",
+__all__ = ["SamplingResult", "forward_sample", "sample", "rejection_sampling", "likelihood_weighting",
            "gibbs_sampling"]
 
 class SamplingResult(NamedTuple):
@@ -43,11 +43,53 @@ class SamplingResult(NamedTuple):
     running: np.ndarray
 
 
-def _forward(net, n, rng, fixed=None):
-    """Forward (prior) sampling in topological order; variables in ``fixed`` are
-    clamped and their log likelihoods summed into the returned log weights."""
+def forward_sample(net, n, rng=None, fixed=None):
+    """Forward (prior) sampling, in integer codes: each variable after its parents, from
+    its CPT row; variables in ``fixed`` are clamped instead and the log of their CPT
+    entries summed into each sample's log weight (likelihood weighting).
+
+    The sampler under :func:`sample`, :func:`rejection_sampling`,
+    :func:`likelihood_weighting` and the start of :func:`gibbs_sampling`. Used in:
+    Chapter 6, sections "Approximate inference by sampling" and "Explaining away,
+    interactively".
+
+    Parameters
+    ----------
+    net : BayesNet
+    n : int
+        Number of samples.
+    rng : None, int or numpy.random.Generator
+    fixed : dict, optional
+        ``{variable index: state code}``, as :meth:`BayesNet.evidence_codes` gives.
+
+    Returns
+    -------
+    X : ndarray of int, shape (n, len(net.names))
+        State codes, columns in ``net.names`` order (:meth:`BayesNet.decode` gives labels).
+    log_weights : ndarray, shape (n,)
+        Zero without ``fixed``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.datasets import load_network
+    >>> asia = load_network("asia")
+    >>> X, log_w = forward_sample(asia, 4, rng=0, fixed=asia.evidence_codes({"smoke": "yes"}))
+    >>> X[:, asia.index["smoke"]], np.exp(log_w)  # clamped to "yes", weighted by P(smoke = yes)
+    (array([0, 0, 0, 0]), array([0.5, 0.5, 0.5, 0.5]))
+    """
+    check_net(net)
+    n = check_scalar(n, "n", kind="integer", low=1)
+    rng = check_rng(rng)
     a = net.arrays
-    fixed = fixed or {}
+    fixed = {} if fixed is None else fixed
+    if not isinstance(fixed, dict):
+        raise TypeError(f"fixed must be a dict {{variable index: state code}}, got {type(fixed).__name__}")
+    for i, code in fixed.items():
+        if not (isinstance(i, (int, np.integer)) and 0 <= i < len(net.names)
+                and isinstance(code, (int, np.integer)) and 0 <= code < a.card[i]):
+            raise ValueError(f"fixed must map variable indices 0..{len(net.names) - 1} to their state codes "
+                             f"(BayesNet.evidence_codes), got {i!r}: {code!r}")
     X = np.empty((n, len(net.names)), dtype=np.int64)
     logw = np.zeros(n)
     for i in a.topo:
@@ -80,7 +122,7 @@ def sample(net, n, rng=None, codes=False):
     """
     check_net(net)
     n = check_scalar(n, "n", kind="integer", low=1)
-    X, _ = _forward(net, n, check_rng(rng))
+    X, _ = forward_sample(net, n, rng)
     return X if codes else net.decode(X)
 
 
@@ -112,7 +154,7 @@ def rejection_sampling(net, variable, evidence, n, rng=None):
     (array([0.1, 0.9]), 8775)
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
-    X, _ = _forward(net, n, check_rng(rng))
+    X, _ = forward_sample(net, n, rng)
     keep = np.ones(n, dtype=bool)
     for i, s in ev.items():
         keep &= X[:, i] == s
@@ -141,7 +183,7 @@ def likelihood_weighting(net, variable, evidence, n, rng=None):
     array([0.1, 0.9])
     """
     q, ev, n = _sampling_args(net, variable, evidence, n)
-    X, logw = _forward(net, n, check_rng(rng), fixed=ev)
+    X, logw = forward_sample(net, n, rng, fixed=ev)
     if np.all(np.isneginf(logw)):
         raise ValueError(f"none of the {n} samples can produce the evidence {evidence} "
                          "(it is possible, but very unlikely); use more samples")
@@ -180,12 +222,12 @@ def gibbs_sampling(net, variable, evidence, n, rng=None, burn_in=100):
     a = net.arrays
     # a start state of positive probability: the best of 64 weighted samples or, for
     # rare evidence, one draw from the exact posterior (one variable at a time)
-    X, logw = _forward(net, 64, rng, fixed=ev)
+    X, logw = forward_sample(net, 64, rng, fixed=ev)
     if np.all(np.isneginf(logw)):
         state = dict(ev)
         for i in a.topo:
             if i not in state:
-                table = _eliminate(net, [i], state)[0]
+                table = eliminate(net, [i], state)[0]
                 state[i] = int(rng.choice(len(table), p=table / table.sum()))
         x = [state[i] for i in range(len(net.names))]
     else:

@@ -27,7 +27,7 @@ from scipy.special import logsumexp
 from lib._validation import check_rng, check_scalar
 
 from ._common import MISSING
-from .learning import _estep_tables
+from .learning import estep_tables
 from .network import BayesNet, check_net
 from .structure import hill_climb
 
@@ -50,7 +50,7 @@ def complete_data(net, data):
     for g, mask in enumerate(masks):
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
         pats, counts = np.unique(X[inv.ravel() == g][:, obs], axis=0, return_counts=True)
-        logj = _estep_tables(net, pats, obs, miss)[0].reshape(len(pats), -1)
+        logj = estep_tables(net, pats, obs, miss)[0].reshape(len(pats), -1)
         with np.errstate(invalid="ignore"):
             post = np.exp(logj - logsumexp(logj, axis=1, keepdims=True)) * counts[:, None]
         if not np.all(np.isfinite(post)):

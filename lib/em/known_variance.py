@@ -9,9 +9,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.special import logsumexp
 
-from lib._validation import check_array, check_scalar, check_scale
-
-from ._common import check_data
+from lib._validation import check_array, check_points, check_scalar, check_scale
 
 __all__ = ["EMTrace", "em_known_variance", "lower_bound_curves", "one_mean_em_path"]
 
@@ -52,7 +50,7 @@ def em_known_variance(x, means_init, sigma=1.0, n_iter=10):
     >>> np.round(trace.means[-1], 2)
     array([0.1, 4. ])
     """
-    X = check_data(x, name="x")
+    X = check_points(x, name="x")
     one_d = np.ndim(x) == 1
     mu = check_array(means_init, "means_init", ndim=(1, 2))
     mu = mu[:, None] if mu.ndim == 1 and one_d else mu

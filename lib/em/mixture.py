@@ -19,12 +19,11 @@ from lib._validation import (
     check_is_fitted,
     check_mixture,
     check_option,
+    check_points,
     check_probability_vector,
     check_rng,
     check_scalar,
 )
-
-from ._common import check_data
 
 __all__ = ["GaussianMixture", "gaussian_log_densities", "mixture_log_likelihood",
            "sample_mixture", "em_history"]
@@ -244,7 +243,7 @@ class GaussianMixture:
 
     def fit(self, X):
         """Fit the mixture to ``X`` (n, d) by EM (with ``n_init`` restarts)."""
-        X = check_data(X)
+        X = check_points(X)
         k = check_scalar(self.n_components, "n_components", kind="integer", low=1)
         if k > X.shape[0]:
             raise ValueError(f"n_components={k} is larger than n_samples={X.shape[0]}")
@@ -274,7 +273,7 @@ class GaussianMixture:
     def _fitted_input(self, X):
         """``X`` checked against the fitted model (which must exist)."""
         check_is_fitted(self, "means_")
-        X = check_data(X)
+        X = check_points(X)
         if X.shape[1] != self.means_.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features, the model {self.means_.shape[1]}")
         return X
@@ -304,7 +303,7 @@ def mixture_log_likelihood(X, weights, means, covariances):
 
     Used in: Chapter 7, section "Mixtures of Gaussians" (the true model's line).
     """
-    X = check_data(X)
+    X = check_points(X)
     weights, means, covariances = check_mixture(weights, means, covariances, X.shape[1])
     prec = _cholesky_precisions(covariances, "full")
     log_p = gaussian_log_densities(X, means, prec) + np.log(weights)
@@ -336,7 +335,7 @@ def em_history(X, k, seed, n_iter, reg=1e-6):
     reg=reg, init='random', random_state=seed, tol=0)``). Results are cached, so
     moving the iteration slider of the interactive figure only redraws.
     Used in: Chapter 7, section "Try it yourself"."""
-    X = check_data(X)
+    X = check_points(X)
     k = check_scalar(k, "k", kind="integer", low=1, high=len(X))
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
     reg = check_scalar(reg, "reg", low=0)

@@ -15,8 +15,9 @@ The package:
   for models whose products leave the range of doubles);
 * :mod:`lib.hmm.model`: the :class:`HMM` estimator, which checks its inputs and says
   which implementation runs when;
-* :mod:`lib.hmm.examples`: the umbrella world, the casino, letters as symbols;
-* :mod:`lib.hmm.plots`: the chapter's figures (the only module that draws).
+* :mod:`lib.hmm.examples`: the umbrella world, the casino, letters as symbols.
+
+The chapter's figures are :mod:`lib.plots.hmm`.
 """
 from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, letters_to_symbols, rolls_to_symbols, umbrella_model
 from .model import HMM, ImpossibleEvidenceError, NotFittedError

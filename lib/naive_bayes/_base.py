@@ -44,27 +44,8 @@ def _logdot(X, log_w):
     return out
 
 
-def _float_csr(X):
-    """Sparse ``X`` as a float64 CSR matrix on the same (possibly unsorted) indices.
-
-    scipy's ``astype`` sums duplicates, which sorts the column indices of every row of a
-    non-canonical matrix (CountVectorizer's ``fit_transform`` output is one): most of
-    the time of a naive Bayes fit. Sums and products do not need sorted indices, so
-    only the values are converted here (duplicates stay, and add up in every product).
-    Anything else is returned unchanged for the validation layer to check.
-    """
-    if not sp.issparse(X):
-        return X
-    X = X.tocsr()
-    if X.dtype == np.float64 or X.dtype.kind not in "biuf":
-        return X
-    return type(X)((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
-
-
 def _as_numeric_matrix(X, name="X", allow_sparse=True):
     """Float matrix (dense ndarray or CSR): 2-D, at least one row and column, finite."""
-    if allow_sparse:
-        X = _float_csr(X)
     return check_array(X, name, ndim=2, accept_sparse=allow_sparse)
 
 

@@ -10,7 +10,6 @@ from lib.naive_bayes._base import (
     _BaseNB,
     _class_sums,
     _encode_labels,
-    _float_csr,
     _label,
     _log,
     _logdot,
@@ -124,7 +123,7 @@ class MultinomialNB(_BaseNB):
     def fit(self, X, y):
         """Sum the word counts of each class (one sparse product ``Y^T X``)."""
         alpha = check_scalar(self.alpha, "alpha", low=0, high=1e100)  # larger ones overflow the sums
-        X = check_counts(_float_csr(X), "X")
+        X = check_counts(X, "X")
         classes, y_idx = _encode_labels(y, X.shape[0])
         self.feature_count_ = _class_sums(X, y_idx, classes.size)
         self.classes_ = classes
@@ -148,7 +147,7 @@ class MultinomialNB(_BaseNB):
         return self
 
     def _joint_log_likelihood(self, X):
-        X = check_counts(_float_csr(X), "X")
+        X = check_counts(X, "X")
         check_n_features(self, X)
         return _logdot(X, self.feature_log_prob_) + self.class_log_prior_
 

@@ -17,8 +17,9 @@ from lib.bayes import (
     candy_learner,
     interval_concepts,
 )
-from lib.live_figure import LiveFigure
-from lib.plotting import clear_data, new_figure
+from lib.plots.live import LiveFigure
+from lib.plots.style import clear_data, new_figure
+from lib.plots.tables import markdown_table
 
 __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_bayes",
            "plot_base_rate", "plot_version_space", "version_space_data",
@@ -34,9 +35,9 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, live=Non
     Left: of 10 000 people tested, how many test positive with and without the disease.
     Right: ``P(disease | positive)`` against the prevalence (log scale) for the chosen
     sensitivity and specificity, the chosen prevalence marked. Plain arithmetic, so a
-    redraw is cheap. ``live``: a :class:`lib.live_figure.LiveFigure` this function drew
+    redraw is cheap. ``live``: a :class:`lib.plots.live.LiveFigure` this function drew
     into before; its axes are drawn again (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 1, section "A medical test".
     """
     for name, value in [("prevalence", prevalence), ("sensitivity", sensitivity),
@@ -92,10 +93,10 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0,
     negative). Right: ``P(h | D)`` of every interval ``[a, b)`` as a grid over ``a`` and
     ``b - 1`` (the empty concept in the title), from :func:`lib.bayes.brute_force_map`;
     ``prior`` is ``"uniform"`` or ``"short intervals"`` (``P(h)`` proportional to
-    ``0.7 ** length``). ``live``: a :class:`lib.live_figure.LiveFigure` this function
+    ``0.7 ** length``). ``live``: a :class:`lib.plots.live.LiveFigure` this function
     drew into before for the same ``target``, ``n_points`` and ``seed``; its examples,
     image, star and title are given the new values (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 1, section "Consistent learners and brute-force MAP".
     """
     concepts = interval_concepts(n_points)
@@ -253,9 +254,9 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, li
         Number of candies drawn (0 or more).
     seed : int
         Seed of the random draws.
-    live : lib.live_figure.LiveFigure, optional
+    live : lib.plots.live.LiveFigure, optional
         Where this function drew before: its lines are given the new data (a live
-        redraw, see :func:`lib.widgets.interactive_figure`).
+        redraw, see :func:`lib.plots.interactive.interactive_figure`).
 
     Returns the ``Figure``.
     """
@@ -342,12 +343,10 @@ def candy_posterior_table(n_limes=10, prior=CANDY_PRIOR, digits=4):
     data = ["lime"] * n_limes
     path = learner.posterior_path(data)
     lime = learner.predictive_path(data)[:, learner.outcomes.index("lime")]
-    head = "| $N$ | " + " | ".join(f"$P(h_{i + 1} \\mid \\mathbf{{d}})$" for i in range(5))
-    head += " | $P(\\text{lime next} \\mid \\mathbf{d})$ |"
-    rule = "|" + " ---: |" * 7
-    rows = [f"| {n} | " + " | ".join(f"{p:.{digits}f}" for p in (*path[n], lime[n])) + " |"
-            for n in range(n_limes + 1)]
-    return "\n".join([head, rule, *rows])
+    header = ["$N$", *(f"$P(h_{i + 1} \\mid \\mathbf{{d}})$" for i in range(5)),
+              "$P(\\text{lime next} \\mid \\mathbf{d})$"]
+    rows = ([n, *(f"{p:.{digits}f}" for p in (*path[n], lime[n]))] for n in range(n_limes + 1))
+    return markdown_table(header, rows, align="r" * 7)
 
 
 def candy_bayes_table(data, prior=CANDY_PRIOR, digits=4):
@@ -364,14 +363,14 @@ def candy_bayes_table(data, prior=CANDY_PRIOR, digits=4):
     data = [data] if isinstance(data, str) else list(data)
     path = learner.posterior_path(data)                 # checks the outcomes
     codes = [learner.outcomes.index(d) for d in data]
-    rows = ["| candy | bag | prior | likelihood | prior $\\times$ likelihood | posterior |",
-            "| --- | --- | ---: | ---: | ---: | ---: |"]
     fmt = f"{{:.{digits}f}}".format
+    rows = []
     for n, k in enumerate(codes):
         table = bayes_table(path[n], learner.table[k])
         for i, name in enumerate(CANDY_BAGS):
             first = f"{n + 1}: {learner.outcomes[k]}" if i == 0 else ""
-            rows.append(f"| {first} | ${name[0]}_{name[1]}$ | " + " | ".join(map(fmt, table[i])) + " |")
+            rows.append([first, f"${name[0]}_{name[1]}$", *map(fmt, table[i])])
         total = table.sum(axis=0)
-        rows.append(f"| | **sum** | {fmt(total[0])} | | **{fmt(total[2])}** | {fmt(total[3])} |")
-    return "\n".join(rows)
+        rows.append(["", "**sum**", fmt(total[0]), "", f"**{fmt(total[2])}**", fmt(total[3])])
+    return markdown_table(["candy", "bag", "prior", "likelihood", "prior $\\times$ likelihood", "posterior"],
+                          rows, align="llrrrr")

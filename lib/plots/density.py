@@ -4,9 +4,10 @@ from :mod:`lib.density`.
 """
 import numpy as np
 
-from lib.density import _points, kernel_density, knn_density, mixture_density
-from lib.live_figure import LiveFigure
-from lib.plotting import new_figure
+from lib._validation import check_points
+from lib.density import kernel_density, knn_density, mixture_density
+from lib.plots.live import LiveFigure
+from lib.plots.style import new_figure
 
 __all__ = ["plot_sample", "plot_estimates", "plot_cross_validation", "plot_density_sliders",
            "plot_curse"]
@@ -32,7 +33,7 @@ def plot_sample(data, queries=((0.45, 0.55), (0.78, 0.60)), k=10):
 
     Used in: Chapter 9, section "A sample from a mixture".
     """
-    data = _points(data, "data", 2)
+    data = check_points(data, "data", 2)
     fig = new_figure((8.4, 3.8))
     ax1 = fig.add_subplot(1, 2, 1, projection="3d")
     g = np.linspace(0, 1, 60)
@@ -63,7 +64,7 @@ def plot_estimates(data, method, values, n_grid=80):
 
     Used in: Chapter 9, sections "k nearest neighbours" and "Kernel density estimation".
     """
-    data = _points(data, "data", 2)
+    data = check_points(data, "data", 2)
     _, grid = _grid(n_grid)
     fig = new_figure((3.0 * len(values), 3.1))
     axes = fig.subplots(1, len(values), squeeze=False)[0]
@@ -98,13 +99,13 @@ def plot_cross_validation(k_values, k_scores, widths, w_scores):
 def plot_density_sliders(k=10, width=0.07, data=None, n_grid=60, live=None):
     """The interactive figure of Chapter 9: the true density, the kNN estimate for
     ``k`` and the kernel estimate for ``width``, side by side (fast: under 100 ms).
-    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before for
+    ``live``: a :class:`lib.plots.live.LiveFigure` this function drew into before for
     the same ``data`` and ``n_grid``; its two estimate images get the new values (a live
-    redraw, see :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    redraw, see :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
 
     Used in: Chapter 9, section "Try it: k and w".
     """
-    data = _points(data, "data", 2)
+    data = check_points(data, "data", 2)
     _, grid = _grid(n_grid)
     estimates = [(knn_density(grid, data, k), f"kNN, k = {k}"),
                  (kernel_density(grid, data, width), f"kernel, w = {width:.3f}")]

@@ -9,11 +9,11 @@ Sections "EM for k means" (:func:`plot_known_variance_steps`, :func:`plot_mean_p
 with a hidden variable" (:func:`plot_hidden_structures`).
 """
 import numpy as np
-from scipy.special import logsumexp
 
+from lib.density import mixture_density
 from lib.em.known_variance import lower_bound_curves, one_mean_em_path
-from lib.em.mixture import _cholesky_precisions, em_history, gaussian_log_densities
-from lib.live_figure import LiveFigure
+from lib.em.mixture import em_history
+from lib.plots.live import LiveFigure
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
            "plot_log_likelihood", "plot_two_log_likelihoods", "plot_degenerate",
@@ -79,9 +79,7 @@ def plot_mean_paths(trace, true_means=None):
 def _density_grid(weights, means, covariances, xlim, ylim, n=120):
     gx, gy = np.meshgrid(np.linspace(*xlim, n), np.linspace(*ylim, n))
     P = np.c_[gx.ravel(), gy.ravel()]
-    prec = _cholesky_precisions(np.asarray(covariances, float), "full")
-    lp = gaussian_log_densities(P, np.asarray(means, float), prec) + np.log(weights)
-    return gx, gy, np.exp(logsumexp(lp, axis=1)).reshape(gx.shape)
+    return gx, gy, mixture_density(P, weights, means, covariances).reshape(gx.shape)
 
 
 def _limits(X, pad=0.8):
@@ -243,8 +241,8 @@ def plot_em_2d(iteration=5, k=3, seed=0, X=None, true_ll=None, max_iter=40, live
     are 1 and 2 standard deviations. Right: the log likelihood so far, with the true
     model's value ``true_ll`` as a dashed line. The EM run of each ``(X, k, seed)``
     is kept, so moving ``iteration`` only draws; ``live``, a
-    :class:`lib.live_figure.LiveFigure` this function drew into before for the same run,
-    is then updated in place (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    :class:`lib.plots.live.LiveFigure` this function drew into before for the same run,
+    is then updated in place (a live redraw, see :func:`lib.plots.interactive.interactive_figure`).
     Returns the ``Figure``.
     Used in: Chapter 7, section "Try it yourself"."""
     if X is None:
@@ -321,12 +319,12 @@ def plot_mean_field(mean, covariance, trace):
 
 
 def plot_hidden_structures(nets, titles, hidden, extra_counts=None):
-    """Networks side by side (``nets``, one :func:`lib.bn.plots.plot_network` panel
+    """Networks side by side (``nets``, one :func:`lib.plots.bn.plot_network` panel
     each, the node ``hidden`` shaded where present) and a bar chart of their numbers of
     free parameters (:meth:`lib.bn.BayesNet.n_parameters`) labelled by the first line of
     ``titles``, followed by the bars of ``extra_counts = {label: count}`` (not drawn).
     Used in: Chapter 7, section "Structural EM with a hidden variable"."""
-    from lib.bn.plots import plot_network
+    from lib.plots.bn import plot_network
 
     fig = _figure(4.2 * len(nets) + 3.2, 3.8)
     grid = fig.add_gridspec(1, len(nets) + 1, width_ratios=[4.2] * len(nets) + [3.2])

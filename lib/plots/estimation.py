@@ -1,16 +1,26 @@
 """Figures of Chapter 2 ("Estimating probabilities"): Beta densities, the grid of bags
-against the Beta posterior, the prior-plus-data explorer, the linear Gaussian fit and
-cross entropy against squared error. The numbers come from :mod:`lib.estimation`.
+against the Beta posterior, the prior-plus-data explorer, the linear Gaussian fit,
+cross entropy against squared error, and the table of parameter counts. The numbers come from :mod:`lib.estimation`.
 """
 import numpy as np
 from scipy.special import betaln, expit
 
-from lib.estimation import BetaPosterior, bernoulli_log_likelihood, grid_learner, mle_bernoulli
-from lib.live_figure import LiveFigure
-from lib.plotting import clear_data, new_figure
+from lib._validation import check_scalar
+from lib.estimation import (
+    BetaPosterior,
+    bernoulli_log_likelihood,
+    grid_learner,
+    mle_bernoulli,
+    n_params_full_table,
+    n_params_joint_given_class,
+    n_params_naive_bayes,
+)
+from lib.plots.live import LiveFigure
+from lib.plots.style import clear_data, new_figure
+from lib.plots.tables import markdown_table
 
 __all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian",
-           "plot_grid_vs_beta", "plot_loss_comparison"]
+           "plot_grid_vs_beta", "plot_loss_comparison", "parameter_count_table"]
 
 
 def plot_beta_densities(params, ax=None, title=None):
@@ -50,8 +60,8 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, live=None):
     The callback of Chapter 2's interactive figure (section "Explore: prior plus
     data"); it draws quickly (a few hundred points). Estimates that do not exist
     (no data for the MLE, no mode for the MAP) are left out and noted in the legend.
-    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before; what
-    its axes show is drawn again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    ``live``: a :class:`lib.plots.live.LiveFigure` this function drew into before; what
+    its axes show is drawn again (a live redraw, see :func:`lib.plots.interactive.interactive_figure`).
     Returns the ``Figure``.
     """
     prior = BetaPosterior(a, b)
@@ -112,9 +122,9 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, live=None):
     The grid posterior comes from :func:`lib.estimation.grid_learner` (Chapter 1's
     learner with ``n_grid`` bags); the curve is the conjugate Beta posterior. The title
     gives the largest difference between the two at the grid points. ``live``: a
-    :class:`lib.live_figure.LiveFigure` this function drew into before; its bars are given
+    :class:`lib.plots.live.LiveFigure` this function drew into before; its bars are given
     new heights, or its axes are drawn again for another grid (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``. Used in: Chapter 2,
+    :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``. Used in: Chapter 2,
     section "From five bags to a continuum".
     """
     theta, learner = grid_learner(n_grid, a, b)
@@ -195,3 +205,23 @@ def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, frameon=False, loc="lower right")
     return fig
+
+
+def parameter_count_table(n_max=30):
+    """Markdown table of the three parameter counts for n = 1..n_max boolean attributes.
+
+    Columns: full table P(Y | X), P(X | Y) plus P(Y) without independence, naive Bayes.
+    Used in: Chapter 2, section "Counting parameters".
+
+    >>> print(parameter_count_table(2))
+    | $n$ | table $P(Y \\mid X_1, \\dots, X_n)$ | $P(X_1, \\dots, X_n \\mid Y)$ and $P(Y)$ | naive Bayes |
+    | ---: | ---: | ---: | ---: |
+    | 1 | 2 | 3 | 3 |
+    | 2 | 4 | 7 | 5 |
+    """
+    n_max = check_scalar(n_max, "n_max", kind="integer", low=1)
+    header = ["$n$", "table $P(Y \\mid X_1, \\dots, X_n)$", "$P(X_1, \\dots, X_n \\mid Y)$ and $P(Y)$",
+              "naive Bayes"]
+    rows = ([n, f"{n_params_full_table(n):,}", f"{n_params_joint_given_class(n):,}", n_params_naive_bayes(n)]
+            for n in range(1, n_max + 1))
+    return markdown_table(header, rows, align="rrrr")

@@ -4,9 +4,9 @@ with ``predict_proba`` and ``classes_``).
 """
 import numpy as np
 
-from lib.live_figure import LiveFigure
+from lib.plots.live import LiveFigure
 
-__all__ = ["plot_class_densities", "plot_decision_regions", "plot_risk_boundary"]
+__all__ = ["plot_class_densities", "plot_decision_regions", "plot_risk_boundary", "scatter_classes"]
 
 
 _COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
@@ -18,7 +18,13 @@ def _grid(X, n=200, pad=0.6):
     return g0, g1, np.column_stack([g0.ravel(), g1.ravel()])
 
 
-def _scatter(ax, X, y, classes, labels=None, colours=_COLOURS):
+def scatter_classes(ax, X, y, classes, labels=None, colours=_COLOURS):
+    """Scatter the 2-D points ``X`` on ``ax``, one colour per class of ``classes`` (in
+    that order), labelled ``labels`` (default: the classes) for a legend.
+
+    The data layer of Chapter 4's figures of two features (section "Gaussian classes:
+    Iris2"; :func:`lib.plots.naive_bayes.plot_loo_mistakes`).
+    """
     for c, cls in enumerate(classes):
         pts = X[np.asarray(y) == cls]
         ax.scatter(pts[:, 0], pts[:, 1], s=12, color=colours[c % len(colours)], edgecolor="white",
@@ -40,7 +46,7 @@ def plot_class_densities(model, X, y, labels=None, axis_labels=("petal length (c
         z = dens[:, c].reshape(g0.shape)
         ax.contour(g0, g1, z, levels=z.max() * np.array([0.05, 0.3, 0.7]), colors=_COLOURS[c % 5],
                    linewidths=1)
-    _scatter(ax, X, y, model.classes_, labels)
+    scatter_classes(ax, X, y, model.classes_, labels)
     ax.set(xlabel=axis_labels[0], ylabel=axis_labels[1])
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
@@ -68,7 +74,7 @@ def plot_decision_regions(models, X, y, titles, labels=None,
         cmap = ListedColormap(_COLOURS[:C])
         ax.contourf(g0, g1, region, levels=np.arange(C + 1) - 0.5, cmap=cmap, alpha=0.15)
         ax.contour(g0, g1, region, levels=np.arange(C) + 0.5, colors="k", linewidths=1)
-        _scatter(ax, X, y, model.classes_, labels)
+        scatter_classes(ax, X, y, model.classes_, labels)
         ax.set(title=title, xlabel=axis_labels[0])
     axes[0, 0].set_ylabel(axis_labels[1])
     axes[0, 0].legend(fontsize=8, loc="upper left")
@@ -85,9 +91,9 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
     ``ln(L12 / L21)``. The dashed line is the MAP boundary (ratio 1), the solid line
     the Bayes risk boundary; the title counts the training points on each side of
     the rule that are misclassified; ``colours`` are those of the two classes.
-    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before for the
+    ``live``: a :class:`lib.plots.live.LiveFigure` this function drew into before for the
     same model and data; only the regions, the boundary and the title are drawn again (a
-    live redraw, see :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    live redraw, see :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 4, section "Bayes risk".
     """
     import matplotlib.pyplot as plt
@@ -115,7 +121,7 @@ def plot_risk_boundary(loss_ratio, model, X, y, labels=None, colours=("tab:blue"
         lpx = model.predict_log_proba(X)
         fig, ax = plt.subplots(figsize=(6, 4.2))
         ax.contour(g0, g1, odds, levels=[0.0], colors="0.4", linewidths=1, linestyles="--")
-        _scatter(ax, X, y, model.classes_, names, colours)
+        scatter_classes(ax, X, y, model.classes_, names, colours)
         ax.set(xlabel=axis_labels[0], ylabel=axis_labels[1])
         ax.legend(fontsize=8, loc="upper left")
         fig.subplots_adjust(left=0.11, right=0.97, bottom=0.12, top=0.92)  # tight_layout is slow

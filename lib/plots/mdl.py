@@ -3,9 +3,9 @@ the polynomial-degree explorer. The numbers come from :mod:`lib.mdl`.
 """
 import numpy as np
 
-from lib.live_figure import LiveFigure
 from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
-from lib.plotting import clear_data, new_figure
+from lib.plots.live import LiveFigure
+from lib.plots.style import clear_data, new_figure
 
 __all__ = ["plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl"]
 
@@ -57,8 +57,8 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
 
     The callback of Chapter 3's interactive figure (section "Explore: sample size and
     noise"); it regenerates the data with ``np.random.default_rng(seed)``. ``live``: a
-    :class:`lib.live_figure.LiveFigure` this function drew into before; what its two
-    axes show is drawn again (a live redraw, see :func:`lib.widgets.interactive_figure`).
+    :class:`lib.plots.live.LiveFigure` this function drew into before; what its two
+    axes show is drawn again (a live redraw, see :func:`lib.plots.interactive.interactive_figure`).
     Returns the ``Figure``.
     """
     x, y = polynomial_data(n, noise, np.random.default_rng(seed))

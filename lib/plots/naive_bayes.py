@@ -6,8 +6,8 @@ the flowers two classifiers get wrong under leave-one-out. The models come from
 import numpy as np
 
 from lib.naive_bayes import CategoricalNB, log_odds_weights
-from lib.plots.gaussian import _scatter
-from lib.plotting import new_figure
+from lib.plots.gaussian import scatter_classes
+from lib.plots.style import new_figure
 
 __all__ = ["plot_posterior_vs_m", "plot_duplicated_evidence", "plot_evidence", "plot_loo_mistakes"]
 
@@ -97,7 +97,7 @@ def plot_loo_mistakes(X, y, predictions, titles, labels=None,
     axes = np.atleast_1d(fig.subplots(1, len(predictions), sharey=True))
     for ax, predicted, title in zip(axes, predictions, titles):
         wrong = np.asarray(predicted) != y
-        _scatter(ax, X, y, classes, labels)
+        scatter_classes(ax, X, y, classes, labels)
         ax.scatter(X[wrong, 0], X[wrong, 1], s=90, facecolor="none", edgecolor="k", lw=1.2,
                    label="misclassified")
         ax.set(title=f"{title}: {wrong.sum()} wrong of {y.size}", xlabel=axis_labels[0])

@@ -6,8 +6,8 @@ calibration bins).
 import numpy as np
 from scipy.special import logsumexp
 
-from lib.live_figure import LiveFigure
-from lib.plotting import clear_data, new_figure
+from lib.plots.live import LiveFigure
+from lib.plots.style import clear_data, new_figure
 from lib.text import word_contributions
 
 __all__ = ["plot_confusion_matrix", "plot_learning_curve", "plot_reliability",
@@ -125,9 +125,9 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None
     positive bars are words more typical of ``v*`` than of the average class.
     ``class_names`` labels the classes (default: ``model.classes_``). The callback of
     the chapter's interactive figure (fast: a few array lookups and two bar charts).
-    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before (for a
+    ``live``: a :class:`lib.plots.live.LiveFigure` this function drew into before (for a
     sentence with known words); what its two axes show is drawn again (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
     Used in: Chapter 5, section "Try it: classify your own sentence".
     """
     words, contrib = word_contributions(model, sentence)

@@ -23,7 +23,6 @@ from lib._validation import (
     check_rng,
     check_scalar,
 )
-from lib.naive_bayes._base import _float_csr
 
 #: A token is a run of two or more letters or digits (the default of scikit-learn's
 #: CountVectorizer, so that the two can be compared on the same vocabulary).
@@ -199,12 +198,9 @@ class NaiveBayesText(ProbabilisticClassifier):
 
 
 def _count_csr(counts, name):
-    """Checked counts as a float CSR matrix, its column indices left as they are.
-
-    Sorting the indices (what scipy's ``astype`` does to CountVectorizer output) would
-    cost more than the whole fit; no product here needs them sorted.
-    """
-    X = check_counts(_float_csr(counts), name)
+    """Checked counts as a float CSR matrix, its column indices left as they are
+    (:func:`lib._validation.check_counts` converts the values only)."""
+    X = check_counts(counts, name)
     return X if sp.issparse(X) else sp.csr_matrix(X)
 
 

@@ -177,7 +177,7 @@ def check_keyboard(page, path):
             assert len(seen) == n, f"{where}: {n} positions but {len(seen)} different descriptions"
 
 
-# A page with one explorer as lib/widgets.py and myst-nb write it, for explorer.js alone.
+# A page with one explorer as lib/plots/interactive.py and myst-nb write it, for explorer.js alone.
 PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8"
          "BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 EXPLORER_PAGE = """<!DOCTYPE html><html lang="en"><body><main>

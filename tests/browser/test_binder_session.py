@@ -212,7 +212,7 @@ def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_fi
         page.mouse.up()
         last = int(readout.inner_text())
         assert last - start >= 5, f"the drag moved the slider from {start} to {last} only"
-        # the figure comes to the last position's image (lib.widgets marks each image with
+        # the figure comes to the last position's image (lib.plots.interactive marks each image with
         # the values it was drawn for), however long the kernel takes (the deadline only
         # bounds a hang); then no queued redraw replaces it
         page.wait_for_function(DRAWN_FOR, arg=[figure_cell.element_handle(), last], timeout=120_000, polling=POLL_MS)

@@ -60,7 +60,7 @@ def parse(path):
 
 
 def png_info(data):
-    """The `lib.*` text chunks that lib.plotting.figure_png writes into every figure."""
+    """The `lib.*` text chunks that lib.plots.export.figure_png writes into every figure."""
     return {k: json.loads(v) for k, v in Image.open(io.BytesIO(data)).text.items() if k.startswith("lib.")}
 
 
@@ -315,7 +315,7 @@ def check_phone(page, path):
         if not src.split("?")[0].endswith(".png"):
             continue
         info = png_info(fetch(page, src))
-        assert "lib.min_font_pt" in info, f"{src}: a figure not drawn by lib.plotting.figure_png"
+        assert "lib.min_font_pt" in info, f"{src}: a figure not drawn by lib.plots.export.figure_png"
         natural, shown = img.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
         dpi = 96 * info["lib.pixel_ratio"]
         text_px = info["lib.min_font_pt"] * dpi / 72 * shown / natural

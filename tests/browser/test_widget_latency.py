@@ -7,7 +7,7 @@ figure cell and the cell showing its controls, and, going back from them, every 
 assigns or changes a name a needed cell reads: ``widget_cells``); the strict book build
 ran every cell with the same versions (tests/test_launch.py checks them). For every
 interactive figure (a cell output ``img[data-values]``, drawn by
-``lib.widgets.interactive_figure``, whose controls are shown by the next cell) one control
+``lib.plots.interactive.interactive_figure``, whose controls are shown by the next cell) one control
 is driven from the keyboard, as a reader does:
 
 * the slider with the widest range (arrow keys on its handle), else a drop-down (the

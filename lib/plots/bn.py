@@ -1,13 +1,14 @@
-"""Drawings of Bayesian networks and of the chapter's learning curves.
+"""Drawings of Bayesian networks, the chapter's learning curves and its CPT tables.
 
-The only module of :mod:`lib.bn` that imports matplotlib (``lib.bn`` itself does not
-import it: ``from lib.bn.plots import plot_network``). Chapter 6: every drawing of a
+The figures of :mod:`lib.bn` (which imports no matplotlib). Chapter 6: every drawing of a
 network (:func:`plot_network`, :func:`plot_networks`), section "Approximate inference
 by sampling" (:func:`plot_sampling_convergence`), section "Explaining away,
 interactively" (:func:`plot_evidence_explorer`), the likelihood and score curves
 (:func:`plot_curves`) and section "Averaging over structures"
-(:func:`plot_link_posteriors`).
+(:func:`plot_link_posteriors`); section "The earthquake network" shows the CPTs as
+tables (:func:`cpt_markdown`).
 """
+import itertools
 import math
 
 import matplotlib.pyplot as plt
@@ -15,16 +16,23 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from lib._validation import check_scalar
-from lib.live_figure import LiveFigure
-from lib.plotting import clear_data
-
-from ._common import ImpossibleEvidenceError
-from .inference import log_evidence
-from .sampling import _forward
+from lib.bn import (
+    BayesNet,
+    ImpossibleEvidenceError,
+    active_trails,
+    dsep_check,
+    forward_sample,
+    log_evidence,
+    markov_blanket,
+)
+from lib.plots.live import LiveFigure
+from lib.plots.style import clear_data
+from lib.plots.tables import markdown_table
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
            "plot_sampling_convergence", "plot_curves", "plot_dsep_explorer",
-           "plot_cpdags", "plot_linear_gaussian", "plot_markov_blankets", "plot_link_posteriors"]
+           "plot_cpdags", "plot_linear_gaussian", "plot_markov_blankets", "plot_link_posteriors",
+           "cpt_markdown"]
 
 
 def layered_layout(net):
@@ -120,9 +128,9 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, live=N
     ``P(first state | evidence)``; right: bars of the exact posteriors and markers
     for the estimates. Returns the ``Figure``.
 
-    ``live``: a :class:`lib.live_figure.LiveFigure` this function drew into before for
+    ``live``: a :class:`lib.plots.live.LiveFigure` this function drew into before for
     the same network and evidence; only the sampling estimates are drawn again (a live
-    redraw of a new ``n_samples`` or ``seed``, see :func:`lib.widgets.interactive_figure`).
+    redraw of a new ``n_samples`` or ``seed``, see :func:`lib.plots.interactive.interactive_figure`).
 
     Used in: Chapter 6, section "Explaining away, interactively".
     """
@@ -134,7 +142,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, live=N
     if live.state_for(same) is None and not _evidence_explorer_axes(live, same, n_samples):
         return live.fig  # the evidence or the sample size is refused: the figure says why
     n_samples = check_scalar(n_samples, "n_samples", kind="integer", low=1)
-    X, logw = _forward(net, n_samples, np.random.default_rng(seed), fixed=net.evidence_codes(ev))
+    X, logw = forward_sample(net, n_samples, np.random.default_rng(seed), fixed=net.evidence_codes(ev))
     est, ess = _weighted_estimates(net, X, logw, free, first)
     live.state["marks"].set_xdata([max(est[n], _LOW) for n in free])
     live.state["label"].set_text(f"likelihood weighting, n={n_samples} (ESS {ess:.0f})")
@@ -277,14 +285,12 @@ def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
     the right panel lists each trail and where it is blocked; the title gives the
     verdict and the numeric check of :func:`dsep_check`. Pass ``pos`` (e.g.
     ``layered_layout(net)``, computed once) to keep redraws cheap. ``live``: a
-    :class:`lib.live_figure.LiveFigure` this function drew into before for the same
+    :class:`lib.plots.live.LiveFigure` this function drew into before for the same
     network and ``pos``; both panels are drawn again in it (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
 
     Used in: Chapter 6, section "d-separation".
     """
-    from .independence import active_trails, dsep_check
-    from .network import BayesNet
     given = [n for n in net.names if observed.get(n) in (True, "observed") and n not in (x, y)]
     pos = pos or layered_layout(net)
     live = LiveFigure() if live is None else live
@@ -353,7 +359,6 @@ def plot_cpdags(graphs, names, pos, titles, figsize=None, ncols=None):
     Used in: Chapter 6, sections "Markov equivalence", "Other scores and independence
     tests" and "PC as it is practised" (the CPDAGs PC gives over orders of the variables).
     """
-    from .network import BayesNet
     ncols = ncols or len(graphs)
     nrows = math.ceil(len(graphs) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (5.5 * ncols, 3.8 * nrows), squeeze=False)
@@ -379,7 +384,6 @@ def plot_markov_blankets(net, nodes, pos=None, figsize=None):
 
     Used in: Chapter 6, section "The Markov blanket".
     """
-    from .independence import markov_blanket
     pos = pos or layered_layout(net)
     fig, axes = plt.subplots(1, len(nodes), figsize=figsize or (4.6 * len(nodes), 3.8), squeeze=False)
     bw = min(0.9, 0.1 + 0.065 * max(len(str(n)) for n in net.names))
@@ -453,3 +457,27 @@ def plot_link_posteriors(link_probs, names, true_links, best_links, titles, figs
                       loc="lower left", fontsize=8, frameon=False)
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.7, label="posterior link probability")
     return fig
+
+
+def cpt_markdown(net, name, digits=6):
+    """The CPT of ``name`` as a Markdown table: one row per parent configuration,
+    one column per state (for display in a chapter).
+
+    Used in: Chapter 6, section "The earthquake network".
+
+    Examples
+    --------
+    >>> from lib.datasets import load_network
+    >>> print(cpt_markdown(load_network("asia"), "tub", digits=3))
+    | asia | tub = yes | tub = no |
+    | --- | --- | --- |
+    | yes | 0.05 | 0.95 |
+    | no | 0.01 | 0.99 |
+    """
+    if name not in net.cpts:
+        raise ValueError(f"unknown variable {name!r}; the network has {net.names}")
+    parents = net.parents[name]
+    table = net.cpts[name].reshape(-1, net.card[name])
+    rows = ([*cfg, *(f"{v:.{digits}g}" for v in table[k])]
+            for k, cfg in enumerate(itertools.product(*(net.states[p] for p in parents))))
+    return markdown_table([*parents, *(f"{name} = {s}" for s in net.states[name])], rows)

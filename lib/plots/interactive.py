@@ -43,10 +43,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Image, display
 
-from .live_figure import LiveFigure, first_frame, live_png
-from .plotting import figure_image, png_info
+from .export import figure_image, png_info
+from .live import LiveFigure, first_frame, live_png
 
-__all__ = ["interactive_figure", "LiveFigure", "describe_values", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
+__all__ = ["interactive_figure", "describe_values", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
 
 #: The environment variable that asks for the website's kernel-free frames.
 STATIC_ENV = "BAYES_COURSE_STATIC"

@@ -8,12 +8,10 @@ import numpy as np
 from matplotlib.patches import Circle
 
 from lib._validation import check_scalar
-from lib.live_figure import LiveFigure
-from lib.plotting import new_figure
-
-from .examples import ALPHABET, CASINO_EXAMPLES, casino_model, rolls_to_symbols
-from .model import HMM
-from .reference import check_symbols, match_states
+from lib.hmm import ALPHABET, CASINO_EXAMPLES, HMM, casino_model, rolls_to_symbols
+from lib.hmm.reference import check_symbols, match_states
+from lib.plots.live import LiveFigure
+from lib.plots.style import new_figure
 
 
 def plot_unrolled_network(n_steps=4):
@@ -45,9 +43,9 @@ def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=
                        title=None, live=None):
     """Filtered ``P(X_t = state | e_1..e_t)`` and smoothed ``P(X_t = state | e_1..e_T)``
     along one sequence, with the Viterbi path as a band underneath. ``live``: a
-    :class:`lib.live_figure.LiveFigure` this function drew into before for the same
+    :class:`lib.plots.live.LiveFigure` this function drew into before for the same
     model and labels; it gets the new sequence in its lines, band and symbols (a live
-    redraw, see :func:`lib.widgets.interactive_figure`). Returns the ``Figure``.
+    redraw, see :func:`lib.plots.interactive.interactive_figure`). Returns the ``Figure``.
 
     Used in: Chapter 8, sections "Filtering versus smoothing" and "Try it: reading the dice".
     """
@@ -122,7 +120,7 @@ class BaumWelchRun(NamedTuple):
 def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
     """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) one
     iteration at a time with the fast :meth:`lib.hmm.HMM.fit`, keeping the parameters
-    and log-likelihood after every iteration, for :func:`lib.hmm.plots.plot_baum_welch`
+    and log-likelihood after every iteration, for :func:`lib.plots.hmm.plot_baum_welch`
     (same stopping rule as :func:`baum_welch`). The learned states are put in the order
     of the true model ``truth``'s by the permutation :func:`match_states` finds for the
     *final* parameters (one order for all iterations).
@@ -153,9 +151,9 @@ def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, live=
     ``iteration`` updates under the true ones, as heatmaps, and below them the
     log-likelihood per iteration with the current one marked. ``run`` comes from
     :func:`record_baum_welch` (nothing is fitted here). ``live``: a
-    :class:`lib.live_figure.LiveFigure` this function drew into before for the same run
+    :class:`lib.plots.live.LiveFigure` this function drew into before for the same run
     and labels; only the learned matrices and the marker change (a live redraw, see
-    :func:`lib.widgets.interactive_figure`). The first draw goes through the same update.
+    :func:`lib.plots.interactive.interactive_figure`). The first draw goes through the same update.
     Returns the ``Figure``.
     Used in: Chapter 8, section "Watching Baum-Welch learn".
     """

@@ -1,4 +1,4 @@
-"""The live-figure object of the interactive figures (:func:`lib.widgets.interactive_figure`).
+"""The live-figure object of the interactive figures (:func:`lib.plots.interactive.interactive_figure`).
 
 A plot function that updates its figure in place keeps the figure, its artists and its
 blitting state in a :class:`LiveFigure` of its own, never in attributes set on matplotlib
@@ -6,7 +6,6 @@ objects (matplotlib's blitting guide, ``BlitManager``, and d2l's ``Animator`` do
 Live redraws (:func:`live_png`) keep the size and box of the figure's first image.
 """
 import io
-import json
 
 import matplotlib
 import numpy as np
@@ -15,9 +14,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 from PIL import Image as PILImage
-from PIL import PngImagePlugin
 
-from .plotting import CSS_PX_PER_IN, MIN_FONT_PT, png_info
+from .export import CSS_PX_PER_IN, MIN_FONT_PT, encode_png, png_info
 
 __all__ = ["LiveFigure", "live_png", "first_frame"]
 
@@ -160,15 +158,10 @@ def live_png(live, values, frame):
     rows = slice(max(top, 0), min(top + shape[0], height))
     cols = slice(max(left, 0), min(left + shape[1], pixels.shape[1]))
     out[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left] = pixels[rows, cols, :3]
-    info = PngImagePlugin.PngInfo()
-    info.add_text("lib.css_width", json.dumps(out.shape[1]))
-    info.add_text("lib.pixel_ratio", "1")
-    info.add_text("lib.size_in", json.dumps([round(float(v), 4) for v in fig.get_size_inches()]))
-    info.add_text("lib.bbox_in", json.dumps(list(frame["bbox"])))
-    info.add_text("lib.values", json.dumps(values, sort_keys=True))
-    buffer = io.BytesIO()
-    PILImage.fromarray(out).save(buffer, format="png", pnginfo=info, compress_level=1)
-    return buffer.getvalue()
+    return encode_png(PILImage.fromarray(out), {"css_width": out.shape[1], "pixel_ratio": 1,
+                                                "size_in": [round(float(v), 4) for v in fig.get_size_inches()],
+                                                "bbox_in": list(frame["bbox"]), "values": values},
+                      compress_level=1)
 
 
 def _same(a, b):

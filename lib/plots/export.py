@@ -1,0 +1,149 @@
+"""The PNG export every figure of the course goes through (:func:`figure_png`).
+
+Every figure the notebooks show goes through :func:`figure_png` (in a kernel, through
+the PNG formatter that :func:`lib.plots.style.use_course_style` registers), which draws
+it for the website's column on any screen:
+
+- no text smaller than ``MIN_FONT_PT`` points (smaller labels are raised to it);
+- a figure wider than fits a phone's column with that text at 9 CSS px or more
+  (``max_width_in``) is narrowed before drawing (at most to 60%, so that panels keep
+  room); the rare figure still too wide gets a minimum display width on the website
+  (``_ext/static_frames.py`` reads it from the PNG), and scrolls in its box on a phone;
+- the PNG has twice the pixels of its display size (sharp on high-density screens) and
+  is reduced to 256 colours, which keeps it about as light as a 1x image; the display
+  size (CSS px, 96 per inch) travels in the output's metadata.
+
+The metadata of a PNG (its display width, the figure's size and box, the values it was
+drawn for) are ``lib.*`` text chunks, written by :func:`encode_png` (for these images
+and the live redraws of :mod:`lib.plots.live`) and read back by :func:`png_info`: the
+website's tests check with them that a static explorer shows the right frame.
+"""
+import json
+import weakref
+from io import BytesIO
+
+import matplotlib
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
+from PIL import Image, PngImagePlugin
+
+__all__ = ["figure_png", "figure_image", "encode_png", "png_info", "max_width_in", "MIN_FONT_PT",
+           "CSS_PX_PER_IN", "PIXEL_RATIO", "PHONE_COLUMN_PX"]
+
+#: Smallest text drawn in any figure (points).
+MIN_FONT_PT = 9.0
+#: Display size of a figure inch (CSS px), as browsers define it.
+CSS_PX_PER_IN = 96
+#: Image pixels per CSS px (high-density screens).
+PIXEL_RATIO = 2
+#: Text column of the site on a 390 px wide phone (measured).
+PHONE_COLUMN_PX = 358
+MIN_TEXT_CSS_PX = 9.0    # the smallest text a reader sees on that phone
+_FITTED = weakref.WeakKeyDictionary()  # figure -> the size it was first shown at
+
+
+def max_width_in(min_font_pt=MIN_FONT_PT):
+    """Widest figure (inches) whose ``min_font_pt`` text stays >= 9 CSS px on a phone.
+
+    A figure W inches wide shrunk into the phone's column of ``PHONE_COLUMN_PX`` CSS px
+    shows a point of text as ``PHONE_COLUMN_PX / (72 W)`` CSS px.
+    """
+    return PHONE_COLUMN_PX * min_font_pt / (72 * MIN_TEXT_CSS_PX)
+
+
+def _texts(fig):
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def _fit_for_column(fig, size=None):
+    """Raise small text to ``MIN_FONT_PT`` and narrow the figure to ``max_width_in()``.
+
+    ``size`` (inches), when given, is used as it is: frames of one interactive figure
+    take the size worked out for its first frame, which saves a draw per frame.
+    """
+    for text in fig.findobj(Text):  # tick labels given explicitly exist already
+        if text.get_fontsize() < MIN_FONT_PT:
+            text.set_fontsize(MIN_FONT_PT)
+    if size is None:
+        size = _FITTED.get(fig)  # shown before: keep that size
+    if size is not None:
+        fig.set_size_inches(size)
+        return
+    width, height = fig.get_size_inches()
+    fig.draw_without_rendering()  # lays the figure out (constrained layout, tick labels)
+    pad = 2 * matplotlib.rcParams["savefig.pad_inches"]
+    drawn = fig.get_tightbbox().width + pad  # the saved image: titles sticking out included
+    limit = max_width_in()
+    if drawn > limit * 1.005:
+        new = max(width - (drawn - limit), 0.6 * width, 0.5 * limit)
+        # narrower, and a little less tall so that panels keep a sensible shape
+        fig.set_size_inches(new, height * (new / width) ** 0.35)
+    _FITTED[fig] = tuple(fig.get_size_inches())
+
+
+def png_info(data):
+    """The text chunks of a PNG made by :func:`figure_png` (``{"values": ..., ...}``)."""
+    image = Image.open(BytesIO(data))
+    return {key: json.loads(value) for key, value in image.text.items() if key.startswith("lib.")}
+
+
+def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
+    """The PNG bytes of ``fig`` for the website: 2x pixels, 256 colours.
+
+    ``values`` (a JSON-able dict, e.g. the controls the figure was drawn for) is stored
+    in the PNG as the text chunk ``lib.values``; :func:`png_info` reads it back.
+    ``fit=False`` keeps the figure's own size and fonts; ``fast=True`` draws at 1x
+    without colour reduction (a live widget redraw, where time matters more);
+    ``size`` and ``bbox`` (inches, as stored in the PNG by a first call: ``lib.size_in``,
+    ``lib.bbox_in``) skip working out the size and the tight box: frames of one
+    interactive figure are drawn once each, at the same size as its first frame.
+    """
+    if fit:
+        _fit_for_column(fig, size)
+    ratio = 1 if fast else PIXEL_RATIO
+    buffer = BytesIO()
+    box = Bbox.from_extents(*bbox) if bbox is not None else "tight"
+    fig.savefig(buffer, format="png", dpi=CSS_PX_PER_IN * ratio, bbox_inches=box,
+                pil_kwargs={"compress_level": 1} if fast else {})
+    if fast and values is None:
+        return buffer.getvalue()
+    image = Image.open(BytesIO(buffer.getvalue()))
+    if not fast:
+        image = image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)
+    if bbox is None:
+        bbox = fig.get_tightbbox().padded(matplotlib.rcParams["savefig.pad_inches"]).extents
+    size = [round(float(v), 4) for v in fig.get_size_inches()]
+    return encode_png(image, {"css_width": round(image.width / ratio), "pixel_ratio": ratio,
+                              "min_font_pt": min(t.get_fontsize() for t in _texts(fig)), "size_in": size,
+                              "bbox_in": [round(float(v), 4) for v in bbox], "values": values},
+                      compress_level=1 if fast else 9)
+
+
+def encode_png(image, info, compress_level=9):
+    """The PNG bytes of ``image`` (a PIL image) with ``info`` as its ``lib.*`` text chunks.
+
+    ``info`` maps a name to a JSON-able value (None: left out), stored as the chunk
+    ``lib.<name>``; :func:`png_info` reads them back. The one writer of the course's
+    PNG metadata: :func:`figure_png` and the live redraws (:func:`lib.plots.live.live_png`).
+
+    >>> from PIL import Image
+    >>> data = encode_png(Image.new("RGB", (4, 2)), {"css_width": 2, "values": {"n": 1}, "bbox_in": None})
+    >>> png_info(data)
+    {'lib.css_width': 2, 'lib.values': {'n': 1}}
+    """
+    chunks = PngImagePlugin.PngInfo()
+    for name, value in info.items():
+        if value is not None:
+            chunks.add_text(f"lib.{name}", json.dumps(value, sort_keys=True))
+    out = BytesIO()
+    image.save(out, format="png", pnginfo=chunks, compress_level=compress_level)
+    return out.getvalue()
+
+
+def figure_image(fig, values=None, **kwargs):
+    """``(png_bytes, metadata)`` for IPython: the metadata gives the display width."""
+    data = figure_png(fig, values, **kwargs)
+    width = png_info(data).get("lib.css_width") or Image.open(BytesIO(data)).width // PIXEL_RATIO
+    return data, {"width": width}
+
+
