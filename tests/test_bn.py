@@ -271,6 +271,43 @@ def test_effective_samples_with_unlikely_evidence():
     assert lw.n_effective < n / 100  # most weights are tiny
 
 
+def test_eliminate_and_forward_sample_are_the_algorithms_under_query_and_the_samplers():
+    from lib.bn import eliminate, forward_sample
+    net = earthquake_net()
+    a, ev = net.index["A"], net.evidence_codes({"C": "true"})
+    table, log_scale, plan = eliminate(net, [a], ev)
+    joint = table * math.exp(log_scale)  # P(A, C = true)
+    assert joint.sum() == pytest.approx(math.exp(net.log_evidence({"C": "true"})), rel=1e-12)
+    np.testing.assert_allclose(joint / joint.sum(), net.query("A", {"C": "true"}), rtol=1e-12)
+    assert set(plan["order"]) == {"Q", "B"}  # C observed, R barren (no ancestor of A or C)
+    X, log_w = forward_sample(net, 20_000, np.random.default_rng(3), fixed=ev)
+    assert np.all(X[:, net.index["C"]] == ev[net.index["C"]])
+    # each weight is P(C = true | A) of the sample's alarm: 0.9 or 0.01
+    np.testing.assert_allclose(np.exp(log_w), np.where(X[:, a] == 0, 0.9, 0.01))
+    weighted = np.bincount(X[:, a], weights=np.exp(log_w), minlength=2)
+    assert np.allclose(weighted / weighted.sum(), net.query("A", {"C": "true"}), atol=0.02)
+    Y, zero = forward_sample(net, 5, rng=np.random.default_rng(3))
+    assert Y.shape == (5, 5) and not zero.any()
+    assert np.array_equal(Y, net.sample(5, np.random.default_rng(3), codes=True))
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda f, e, net: e(net, ["A"], {}), ValueError, "q must be distinct variable indices 0..4"),
+    (lambda f, e, net: e(net, [3, 3], {}), ValueError, "got [3, 3]"),
+    (lambda f, e, net: e(net, [3], {"C": "true"}), ValueError, "ev must map variable indices"),
+    (lambda f, e, net: e(net, [3], {4: 2}), ValueError, "got 4: 2"),
+    (lambda f, e, net: f(net, 0), ValueError, "n must be an integer >= 1"),
+    (lambda f, e, net: f(net, 3, fixed=[4]), TypeError, "fixed must be a dict"),
+    (lambda f, e, net: f(net, 3, fixed={9: 0}), ValueError, "got 9: 0"),
+    (lambda f, e, net: f(net, 3, rng="seed"), TypeError, "rng must be None, an integer seed"),
+])
+def test_eliminate_and_forward_sample_refuse_names_and_bad_codes(call, error, words):
+    from lib.bn import eliminate, forward_sample
+    with pytest.raises(error) as info:
+        call(forward_sample, eliminate, earthquake_net())
+    assert words in str(info.value)
+
+
 # ------------------------------------------------------------ learning
 def test_fit_recovers_cpts_from_a_large_sample():
     true = random_net(2, n_vars=5, max_parents=2)

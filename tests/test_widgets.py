@@ -386,7 +386,7 @@ STATIC_FRAMES = json.loads((ROOT / "tests" / "data" / "static_frames_main.json")
 @pytest.mark.skipif(STATIC_FRAMES["matplotlib"] != matplotlib.__version__,
                     reason="the recorded frames were drawn by another matplotlib version")
 @pytest.mark.parametrize("case", range(19))
-def test_static_frames_are_byte_identical_to_those_before_the_live_figure_object(case):
+def test_static_frames_are_byte_identical_to_those_before_the_livefigure_object(case):
     """The website's frames did not change when the plot functions moved their live state
     into ``LiveFigure`` (issue 24). ``tests/data/static_frames_main.json`` holds the SHA-256
     of each case's default frame (as the static build draws it: ``_draw`` with the course
@@ -436,7 +436,7 @@ def test_selection_options_are_read_from_their_public_options():
     assert lw._options(widgets.IntSlider()) is None
 
 
-def test_live_figure_keys_compare_objects_by_identity():
+def test_livefigure_keys_compare_objects_by_identity():
     from lib.plots.hmm import BaumWelchRun
     live = LiveFigure(new_figure())
     assert live.state_for("x") is None  # started without a key: never reused
@@ -551,3 +551,15 @@ def test_every_chapter_interactive_figure_has_a_description(chapter):
     calls = interactive_figure_calls(text)
     assert len(calls) == text.count("interactive_figure("), "a call outside a parsed code cell"
     assert [call for call, has in calls if not has] == []
+
+
+def test_markdown_table_is_the_one_table_builder_and_checks_its_shape():
+    from lib.plots.tables import markdown_table
+    assert markdown_table(["a", "$b$"], [[1, "x"], ["", 2.5]], align="lr") == (
+        "| a | $b$ |\n| --- | ---: |\n| 1 | x |\n|  | 2.5 |")
+    for bad, message in [(dict(align="l"), "one of 'l', 'r', 'c' per column (2), got 'l'"),
+                         (dict(align="lx"), "got 'lx'"),
+                         (dict(rows=[[1, 2], [3]]), "row 1 has 1 cells, the header 2")]:
+        with pytest.raises(ValueError) as info:
+            markdown_table(["a", "b"], **{"rows": [[1, 2]], **bad})
+        assert message in str(info.value)

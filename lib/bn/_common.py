@@ -20,6 +20,28 @@ def strides(cards):
     return np.concatenate([np.cumprod(cards[::-1])[::-1][1:], [1]]).astype(np.int64)
 
 
+def check_codes(card, variables, evidence, names=("variables", "evidence")):
+    """Check the integer form of a query: ``variables`` a list of distinct variable
+    indices, ``evidence`` a dict ``{variable index: state code}`` (``card[i]`` states of
+    variable ``i``), as :meth:`BayesNet.evidence_codes` makes it. Returns both."""
+    n, variables = len(card), list(variables)
+
+    def index(i):
+        return isinstance(i, (int, np.integer)) and not isinstance(i, bool) and 0 <= i < n
+
+    if not all(map(index, variables)) or len(set(variables)) != len(variables):
+        raise ValueError(f"{names[0]} must be distinct variable indices 0..{n - 1} (net.index[name]), "
+                         f"got {list(variables)!r}")
+    if not isinstance(evidence, dict):
+        raise TypeError(f"{names[1]} must be a dict {{variable index: state code}} "
+                        f"(net.evidence_codes), got {type(evidence).__name__}")
+    for i, code in evidence.items():
+        if not (index(i) and isinstance(code, (int, np.integer)) and 0 <= code < card[i]):
+            raise ValueError(f"{names[1]} must map variable indices 0..{n - 1} to their state codes "
+                             f"(net.evidence_codes), got {i!r}: {code!r}")
+    return variables, evidence
+
+
 def _frozen(table):
     """A read-only view of ``table`` (the owner's array stays writeable)."""
     view = np.asarray(table).view()

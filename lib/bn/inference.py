@@ -19,7 +19,7 @@ import numpy as np
 
 from lib._validation import check_names
 
-from ._common import ImpossibleEvidenceError
+from ._common import ImpossibleEvidenceError, check_codes
 
 __all__ = ["query", "query_codes", "log_evidence", "eliminate", "elimination_plan", "multiply", "enumerate_query"]
 
@@ -285,7 +285,7 @@ def eliminate(net, q, ev, heuristic="min_fill"):
     >>> plan["order"], plan["largest_factor_vars"]
     (['asia', 'tub', 'smoke', 'bronc', 'either'], 3)
     """
-    q = list(q)
+    q, ev = check_codes(net.arrays.card, q, ev, names=("q", "ev"))
     relevant, factors = _prepare(net, q, ev)
     # the plan depends only on which variables are queried / observed
     plans = net.arrays.plans

@@ -15,7 +15,7 @@ import numpy as np
 
 from lib._validation import check_rng, check_scalar
 
-from ._common import ImpossibleEvidenceError, strides
+from ._common import ImpossibleEvidenceError, check_codes, strides
 from .inference import eliminate, log_evidence, multiply, query_codes
 from .network import check_net
 
@@ -82,14 +82,7 @@ def forward_sample(net, n, rng=None, fixed=None):
     n = check_scalar(n, "n", kind="integer", low=1)
     rng = check_rng(rng)
     a = net.arrays
-    fixed = {} if fixed is None else fixed
-    if not isinstance(fixed, dict):
-        raise TypeError(f"fixed must be a dict {{variable index: state code}}, got {type(fixed).__name__}")
-    for i, code in fixed.items():
-        if not (isinstance(i, (int, np.integer)) and 0 <= i < len(net.names)
-                and isinstance(code, (int, np.integer)) and 0 <= code < a.card[i]):
-            raise ValueError(f"fixed must map variable indices 0..{len(net.names) - 1} to their state codes "
-                             f"(BayesNet.evidence_codes), got {i!r}: {code!r}")
+    _, fixed = check_codes(a.card, [], {} if fixed is None else fixed, names=("", "fixed"))
     X = np.empty((n, len(net.names)), dtype=np.int64)
     logw = np.zeros(n)
     for i in a.topo:
