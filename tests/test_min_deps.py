@@ -11,12 +11,13 @@ tests import. In it:
   runs all of `make unit` there (about 3 min 15 s of CPU); its book, docs and publishing
   tests fail there for want of the tools the floor set leaves out (jupyter_cache, docutils,
   sphinx_book_theme, nbgitpuller, ruff);
-* one chapter per lib package (``CHAPTERS``), exported as the launch buttons' .ipynb and
-  executed by nbval (``--nbval-lax``: no cell may raise);
 * the grader on exercise set 09: the instructor's solution must score full marks;
 
 and the venv must hold exactly the floors, so a floor that differs from the tested
-version fails here. The chapters, the exercise sets and lib may call only what the
+version fails here. The chapters and exercise sets run at the runtime floors on the Colab
+route (tests/test_launch.py runs every one of them in a venv of Colab's versions, which
+are the runtime floors: ``test_the_colab_route_runs_at_the_runtime_floors``), so they are
+not executed a second time here. The chapters, the exercise sets and lib may call only what the
 floor numpy has (``np.trapezoid`` is numpy 2.0's).
 """
 import ast
@@ -30,18 +31,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from binder_env import DATA, ROOT, _venv
+from binder_env import COLAB, DATA, ROOT, _venv
 from packaging.version import Version
 
 sys.path.insert(0, str(ROOT / "tools"))
-from min_deps import TEST_PACKAGES, constraints, floors  # noqa: E402
+from min_deps import TEST_PACKAGES, constraints, floors, runtime  # noqa: E402
 
 from lib.grading.source import read_source  # noqa: E402
 
 ENV = ROOT / "_build" / "min-deps-venv"
 CONSTRAINTS = ROOT / "_build" / "min-deps-constraints.txt"
-# one chapter per lib package: naive_bayes, bn, em, hmm and text (Chapter 8), density
-CHAPTERS = ["04_naive_bayes", "06_bayesian_networks", "07_em", "08_hmm", "09_density"]
 # the book and grading tooling: the grader (run here on set 09 instead; its tests need
 # nbformat, jupytext, kernels and a sandbox), the tools, the book's extensions that need
 # Sphinx or docutils (_ext/libapi.py, the API page's layout) and the tests' helpers
@@ -120,12 +119,13 @@ def test_libs_unit_tests_pass_at_the_floors(python):
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
-def test_one_chapter_per_package_runs_at_the_floors(python, tmp_path):
-    subprocess.run([sys.executable, str(ROOT / "tools" / "export_notebooks.py"), str(tmp_path)], check=True,
-                   capture_output=True)
-    result = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
-                 *[f"{name}.ipynb" for name in CHAPTERS], cwd=tmp_path)
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+def test_the_colab_route_runs_at_the_runtime_floors():
+    """Colab's versions, with which tests/test_launch.py runs every chapter and exercise set
+    (the Colab route), are the floors of every runtime dependency: those runs are the
+    chapters' lowest-versions runs."""
+    colab = {pin.split("==")[0].lower().replace("_", "-"): pin.split("==")[1] for pin in COLAB}
+    lowest = floors()
+    assert {name: colab.get(name) for name in runtime()} == {name: lowest[name] for name in runtime()}
 
 
 def test_the_grader_gives_set_09s_solution_full_marks_at_the_floors(python, tmp_path):

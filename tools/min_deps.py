@@ -7,8 +7,9 @@ the ``grade`` extra (what a reader's kernel and the grader need), and of the ``t
 extra those that lib's unit tests, nbval and pytest use in the lowest-versions
 environment (``TEST_PACKAGES``). Each must have a ``>=`` floor. tests/test_min_deps.py
 installs exactly these versions in a venv (``_build/min-deps-venv``), runs lib's unit
-tests, one chapter per lib package and the grader on exercise set 09 there, and checks
-that the venv holds exactly these versions.
+tests and the grader on exercise set 09 there, and checks that the venv holds exactly
+these versions; the runtime floors are Colab's versions, with which tests/test_launch.py
+runs every chapter and exercise set.
 """
 import sys
 from pathlib import Path
@@ -26,6 +27,11 @@ TEST_PACKAGES = ["pytest", "pytest-xdist", "nbval", "scikit-learn", "hmmlearn", 
 
 def _name(requirement):
     return requirement.name.lower().replace("_", "-")
+
+
+def runtime(pyproject=ROOT / "pyproject.toml"):
+    """The names of the runtime ``dependencies`` (what a reader's kernel needs)."""
+    return sorted(_name(Requirement(r)) for r in tomllib.loads(Path(pyproject).read_text())["project"]["dependencies"])
 
 
 def floors(pyproject=ROOT / "pyproject.toml"):
