@@ -70,7 +70,7 @@ LAB_GROUPS = 2
 SPREAD_FILES = {"test_exercises.py"}  # no shared fixture
 # The longest scopes of the slow stage (make test, 2026-11-27: 445, 266, 231 and 127 s
 # under load) go out first, so that none of them is left running alone at the end.
-FIRST_SCOPES = ["launch-colab", "tests/test_min_deps.py", "tests/test_hub.py", "tests/test_grading_sandbox.py", "launch-binder"]
+FIRST_SCOPES = ["launch-colab", "tests/launch/test_min_deps.py", "tests/launch/test_hub.py", "tests/grading/test_grading_sandbox.py", "launch-binder"]
 
 
 def xdist_scope(nodeid, lab_scopes):

@@ -1,7 +1,7 @@
 """How `make test` shares the work out (CONTRIBUTING.md, "What each stage runs"):
 the pytest-xdist groups of tests/conftest.py, and what the Binder route and the
 JupyterLab session run of a notebook when the book build's execution stands for the rest
-(tests/binder_env.py); the order in which the slow stage sends its scopes out; and that
+(tests/launch/binder_env.py); the order in which the slow stage sends its scopes out; and that
 what `make` runs keeps Python's bytecode cache."""
 import ast
 import importlib.util
@@ -24,7 +24,7 @@ def scope(nodeid, lab_scopes=None):
 
 
 def test_the_launch_routes_run_side_by_side_and_the_rest_of_their_file_together():
-    launch = "tests/test_launch.py::"
+    launch = "tests/launch/test_launch.py::"
     assert scope(launch + "test_notebook_runs_in_the_binder_environment[chapters/01.ipynb]") == "launch-binder"
     assert scope(launch + "test_binder_has_the_book_builds_versions_of_what_the_notebooks_use") == "launch-binder"
     assert scope(launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]") == "launch-colab"
@@ -36,9 +36,9 @@ def test_the_launch_routes_run_side_by_side_and_the_rest_of_their_file_together(
 
 
 def test_files_with_shared_fixtures_stay_in_one_worker_and_the_others_spread():
-    assert scope("tests/test_hub.py::test_the_links_clone_the_branch_into_the_readers_home") == "tests/test_hub.py"
-    assert scope("tests/test_grading_sandbox.py::test_gradebook") == "tests/test_grading_sandbox.py"
-    one = "tests/test_exercises.py::test_instructor_edition_full_marks_and_blank_release_zero[01_bayesian_learning]"
+    assert scope("tests/launch/test_hub.py::test_the_links_clone_the_branch_into_the_readers_home") == "tests/launch/test_hub.py"
+    assert scope("tests/grading/test_grading_sandbox.py::test_gradebook") == "tests/grading/test_grading_sandbox.py"
+    one = "tests/grading/test_exercises.py::test_instructor_edition_full_marks_and_blank_release_zero[01_bayesian_learning]"
     assert scope(one) == one
     axe = "tests/browser/test_a11y.py::test_page_in_chromium[chapters/01_bayesian_learning.html-phone]"
     assert scope(axe) == axe
@@ -49,14 +49,14 @@ def test_the_slow_stage_sends_its_longest_scopes_out_first():
     routes = set(conftest.LAUNCH_ROUTES.values())
     for name in conftest.FIRST_SCOPES:
         assert name in routes or (TESTS.parent / name).is_file(), f"FIRST_SCOPES: no scope {name!r}"
-    launch = "tests/test_launch.py::"
-    ids = ["tests/test_book.py::test_a", "tests/test_hub.py::test_b[1]", launch + "test_chapter_solutions[01]",
+    launch = "tests/launch/test_launch.py::"
+    ids = ["tests/book/test_book.py::test_a", "tests/launch/test_hub.py::test_b[1]", launch + "test_chapter_solutions[01]",
            launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]",
-           "tests/test_grading_sandbox.py::test_c", launch + "test_notebook_runs_in_the_binder_environment[x]",
-           "tests/test_hub.py::test_b[2]", launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing"]
+           "tests/grading/test_grading_sandbox.py::test_c", launch + "test_notebook_runs_in_the_binder_environment[x]",
+           "tests/launch/test_hub.py::test_b[2]", launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing"]
     scopes = list(dict.fromkeys(scope(i) for i in ids))  # in the order they come
-    assert conftest.longest_first(scopes) == ["launch-colab", "tests/test_hub.py", "tests/test_grading_sandbox.py",
-                                              "launch-binder", "tests/test_book.py", "test_launch.py"]
+    assert conftest.longest_first(scopes) == ["launch-colab", "tests/launch/test_hub.py", "tests/grading/test_grading_sandbox.py",
+                                              "launch-binder", "tests/book/test_book.py", "test_launch.py"]
 
 
 def test_what_make_runs_writes_and_reads_pythons_bytecode_cache():

@@ -5,7 +5,7 @@ The page is laid out by ``_ext/libapi.py`` from the code (``__all__``, submodule
 of ``lib`` is on the page, that the examples the page promises exist (every public name
 of ``lib.bn``, every estimator's ``fit`` and ``predict``) and that ``make unit`` runs
 them as doctests. The strict build of the page is part of ``make book``; the built page
-is read back in tests/test_executed_notebooks.py.
+is read back in tests/book/test_executed_notebooks.py.
 """
 import importlib
 import inspect
@@ -19,7 +19,7 @@ import pytest
 import lib
 import lib.bn
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "_ext"))
 import libapi  # noqa: E402
 

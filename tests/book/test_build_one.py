@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "tools"))
 from build_one import chapter_order, stub, write_tree  # noqa: E402

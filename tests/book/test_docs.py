@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "instructors.md", "how_to_use.md", "exercises/README.md", "CONTRIBUTING.md")
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
 
@@ -92,7 +92,7 @@ def commands(text):
 
 # Sections ("## heading") whose commands one test runs as written, in order, in a fresh clone.
 WALKTHROUGHS = {("instructors.md", "The whole job, start to finish"):
-                "tests/test_instructors_walkthrough.py::test_the_start_to_finish_section_runs_as_written"}
+                "tests/book/test_instructors_walkthrough.py::test_the_start_to_finish_section_runs_as_written"}
 
 
 def section(text, heading):
@@ -208,15 +208,15 @@ def documented():
 
 
 def test_command_extraction():
-    text = ("Run `make unit` or `make`; `lib/` is a path.\n\n<!-- stand-in: `make book` -> tests/test_book.py -->\n"
+    text = ("Run `make unit` or `make`; `lib/` is a path.\n\n<!-- stand-in: `make book` -> tests/book/test_book.py -->\n"
             "```bash\nmake book   # the site\npython -m x \\\n    --out y\n```\n\n"
             "```console\n$ make help\nhelp text\n```\n\n````\n```{literalinclude} x\n```\n````\n"
             "```python\nmake = 1\n```\n```text\n<!-- stand-in: `make x` -> tests/a.py -->\n```\n")
     assert commands(text) == [(1, "make unit"), (5, "make book"), (7, "python -m x --out y"), (11, "make help")]
-    assert markers(text) == [("stand-in", "make book", ["tests/test_book.py"])]
+    assert markers(text) == [("stand-in", "make book", ["tests/book/test_book.py"])]
     assert starts_with("make book EDITION=instructor", "make book") and not starts_with("make bookx", "make book")
-    assert missing_test("tests/test_book.py::test_a_failing_cell_fails_the_strict_build") == ""
-    assert missing_test("tests/test_book.py::test_nothing_like_this") != ""
+    assert missing_test("tests/book/test_book.py::test_a_failing_cell_fails_the_strict_build") == ""
+    assert missing_test("tests/book/test_book.py::test_nothing_like_this") != ""
     assert missing_test("tests/no_such_file.py") != ""
 
 
@@ -229,7 +229,7 @@ def test_every_command_is_run_here_or_marked_with_its_stand_in():
                     or command in walked(doc):
                 continue
             if not any(starts_with(command, prefix) for _, prefix, _ in marks):
-                missing.append(f"{doc}:{line}: `{command}` is neither run by tests/test_docs.py (RUN) nor "
+                missing.append(f"{doc}:{line}: `{command}` is neither run by tests/book/test_docs.py (RUN) nor "
                                f"marked: add <!-- stand-in: `{command}` -> tests/test_x.py::test_y --> "
                                f"next to it (CONTRIBUTING.md, 'Commands in the documents')")
     assert not missing, "\n".join(missing)
@@ -293,7 +293,7 @@ def test_make_test_runs_every_stage_and_ci_runs_make_test(clone):
                   '-m "not slow and not browser"', "--doctest-modules lib",   # unit
                   '-m "slow and not browser"',                                # slow
                   "tools/execute_book.py", "jupyter-book build . -W -n",      # book
-                  "tests/test_executed_notebooks.py",                         # nbval
+                  "tests/book/test_executed_notebooks.py",                         # nbval
                   "tests/browser"):                                           # browser
         assert stage in out, f"make test no longer runs {stage!r}"
     assert re.search(r"^make test$", (ROOT / ".ci" / "run").read_text(), re.M)
@@ -380,7 +380,7 @@ def test_nothing_points_outside_the_repository_but_the_data_path():
     (`../shared/data`, BAYES_COURSE_DATA's default)."""
     tracked = tracked_files()
     bad = [f"{name}:{n}: {line.strip()}" for name in tracked if (ROOT / name).is_file()
-           and name != "tests/test_docs.py"
+           and name != "tests/book/test_docs.py"
            for n, line in enumerate((ROOT / name).read_text(errors="replace").splitlines(), 1)
            if re.search(r"\.\./shared(?!/data)", line) and "shared/data" not in line
            and not re.search(r"benchmarks/\w+\.sh$", name)]  # they link ../shared beside a clone, for its data
@@ -399,6 +399,6 @@ def test_the_commands_section_of_the_readme_counts_its_commands():
 
 def test_the_contributor_docs_name_no_seed_document():
     """Cite published works, never the course's source documents by file name (the rule
-    tests/test_book.py applies to the book's pages, here for the documents it does not read)."""
+    tests/book/test_book.py applies to the book's pages, here for the documents it does not read)."""
     bad = [doc for doc in (*DOCS, "ARCHITECTURE.md") if re.search(r"\bseed00\d\b", (ROOT / doc).read_text())]
     assert not bad, f"documents that name a seed document: {bad}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from exec_cache import imported_lib_modules, invalidate, notebook_key, stale_notebooks  # noqa: E402
 

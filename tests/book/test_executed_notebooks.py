@@ -2,7 +2,7 @@
 executed are read back (tools/check_executed.py), not executed again. Every page of the
 table of contents must have been executed top to bottom from its current code, with no
 error in any output. The exported copies the launch buttons open are executed by
-tests/test_launch.py (the Binder-like venv run is their notebook test)."""
+tests/launch/test_launch.py (the Binder-like venv run is their notebook test)."""
 import importlib.util
 import os
 import re
@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from check_executed import check, problems, source_code, source_path, toc_pages  # noqa: E402
 
@@ -70,7 +70,7 @@ def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
     """The .ipynb that the page's download menu links. For an exercise, the released
     notebook itself. For a chapter (MyST source), the student notebook of _ext/downloads.py:
     the set-up cell first, then exactly the code cells of the launch branch's copy of the
-    chapter (the Colab route of tests/test_launch.py runs that copy top to bottom in the
+    chapter (the Colab route of tests/launch/test_launch.py runs that copy top to bottom in the
     Colab-like venv, outside any checkout), no outputs, and every MyST role replaced by
     the text the page shows for it."""
     html, download = site_download(page)
@@ -96,7 +96,7 @@ def test_the_sites_ipynb_download_is_a_student_notebook(page, tmp_path):
 
 @pytest.mark.skipif(not BUILD, reason="BOOK_BUILD is not set: `make nbval` (part of `make test`) runs this after `make book`")
 def test_the_built_reference_page_has_an_entry_for_every_public_name():
-    """api.html, as built: each public name of each package of lib (tests/test_api.py
+    """api.html, as built: each public name of each package of lib (tests/book/test_api.py
     lists the packages) has its entry, under the package where it is defined."""
     sys.path.insert(0, str(ROOT / "_ext"))
     import libapi

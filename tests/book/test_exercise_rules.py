@@ -28,7 +28,7 @@ from lib.grading.source import (
     strip_solutions,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
               if p.is_dir() and (p / f"{p.name}.md").is_file())
 STATED = "4 significant digits"

@@ -1,5 +1,5 @@
 """instructors.md's start-to-finish section run as written (slow): its shell commands, read
-from the document (``tests/test_docs.py``'s reading of commands), run in order in a fresh
+from the document (``tests/book/test_docs.py``'s reading of commands), run in order in a fresh
 clone of the repository made by how_to_use.md's ``git clone`` (with the venv that runs
 these tests, as test_docs.py's clone has it), after a generated class is put where the
 section tells the instructor to put it: ``roster.csv``, ``extensions.csv`` and the

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ["README.md", "CONTRIBUTING.md", "how_to_use.md", "intro.md", "instructors.md", "exercises/README.md"]
 PROMISE = re.compile(r"live[ -]?code|thebe", re.I)
 

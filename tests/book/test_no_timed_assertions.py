@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "chapters").glob("*.md")) + sorted((ROOT / "exercises").glob("*/*.md"))
 TESTS = sorted((ROOT / "tests").rglob("*.py"))
 PAUSES = {"sleep", "wait_for_timeout"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHECKED = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("chapters/*.md")) + [
     str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("exercises/*/*.md"))]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import exec_cache  # noqa: E402
 import export_notebooks  # noqa: E402

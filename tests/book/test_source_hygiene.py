@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*ROOT.glob("*.md"), *(ROOT / "chapters").glob("*.md"),
                   *(ROOT / "exercises").rglob("*.md"), *(ROOT / "lib").rglob("*.py")])
 

@@ -17,14 +17,11 @@ Screenshots go to _build/screenshots/. The server is stopped afterwards.
 """
 import json
 import re
-import sys
 import time
 
 import nbformat
+from binder_env import widget_cells
 from conftest import ROOT, SHOTS, TOKEN
-
-sys.path.insert(0, str(ROOT / "tests"))
-from binder_env import widget_cells  # noqa: E402
 
 # Waits for a kernel poll the page every POLL_MS, not on every animation frame (playwright's
 # default), during which Chromium draws the page 60 times a second, without a GPU.
@@ -186,7 +183,7 @@ def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_fi
         page.screenshot(path=str(SHOTS / "binder-chapter-01.png"))
         context.close()
     # the cells its interactive figures need (the book build ran every cell, with Binder's
-    # versions: tests/test_launch.py), in a copy of the chapter with only those cells
+    # versions: tests/launch/test_launch.py), in a copy of the chapter with only those cells
     path, cells = figure_notebook(work, "01_bayesian_learning")
     context, page = open_notebook(browser, url, str(path))
     try:

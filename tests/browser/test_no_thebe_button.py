@@ -1,5 +1,5 @@
 """The built site offers no "Live Code" (Thebe) button on any page (see
-tests/test_no_live_code.py for why it was removed). Reads the HTML; needs no browser."""
+tests/book/test_no_live_code.py for why it was removed). Reads the HTML; needs no browser."""
 import re
 
 from conftest import SITE

@@ -15,8 +15,8 @@ import pytest
 
 from lib.grading.source import release_all
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / "tests" / "data" / "grading" / "01_bayesian_learning"  # a frozen copy of the set
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "tests" / "grading" / "data" / "01_bayesian_learning"  # a frozen copy of the set
 SOURCE_FILE = SOURCE / "01_bayesian_learning.md"
 NAME = "01_bayesian_learning"
 FULL = {"q1": 2, "q2": 3, "q3": 2, "q4": 1}

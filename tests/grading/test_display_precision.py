@@ -34,7 +34,7 @@ from test_mutation import _map, caught, solution_cells, solved
 
 from lib.grading.source import read_source, strip_solutions
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
               if p.is_dir() and (p / f"{p.name}.md").is_file())
 NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:[eE]-?\d+)?(?![\w.])")
@@ -112,7 +112,7 @@ def chapter_displays(name):
     else:
         import jupytext
 
-        from lib.grading.polls import SlicedNotebookClient
+        from lib.notebooks.polls import SlicedNotebookClient
 
         nb = jupytext.read(ROOT / "chapters" / f"{name}.md")
         SlicedNotebookClient(nb, timeout=900, kernel_name="python3",

@@ -11,7 +11,7 @@ import pytest
 from lib.grading.grade import grade
 from lib.grading.source import read_source, release_all
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
               if p.is_dir() and (p / f"{p.name}.md").is_file())
 

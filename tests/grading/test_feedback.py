@@ -92,7 +92,7 @@ def test_graded_submission_feedback_says_what_hidden_tests_checked(tmp_path):
     from lib.grading.grade import grade
     from lib.grading.source import read_source, release_all
 
-    source = Path(__file__).resolve().parents[1] / "exercises" / "01_bayesian_learning"
+    source = Path(__file__).resolve().parents[2] / "exercises" / "01_bayesian_learning"
     [path] = release_all(source, tmp_path / "rel", instructor=True)
     nb = nbformat.read(path, as_version=4)
     wrong = {"answer_q1 = prior * lime**3 / np.sum(prior * lime**3)":

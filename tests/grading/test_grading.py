@@ -1,7 +1,7 @@
 """Tests of lib.grading's format, answers and check(): parsing, hints, choices, release.
 
-The sandboxed grader is tested in tests/test_grading_sandbox.py (hostile and broken
-submissions) and tests/test_grading_autograder.py (the Gradescope package).
+The sandboxed grader is tested in tests/grading/test_grading_sandbox.py (hostile and broken
+submissions) and tests/grading/test_grading_autograder.py (the Gradescope package).
 """
 import copy
 import json
@@ -19,9 +19,9 @@ from grading_helpers import FULL, NAME, SOURCE, SOURCE_FILE, released  # noqa: F
 from lib.grading import Checker, approx
 from lib.grading.checks import compare, encode, evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import grade, score_question
-from lib.grading.polls import SlicedNotebookClient
 from lib.grading.source import Test as T
 from lib.grading.source import parse, read_source, release, release_all
+from lib.notebooks.polls import SlicedNotebookClient
 
 # --- the format ----------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from grading_helpers import with_answers as notebook
 from lib.grading import lms
 from lib.grading.source import read_source, release_all
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "exercises" / "01_bayesian_learning"
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 

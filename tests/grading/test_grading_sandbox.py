@@ -131,7 +131,7 @@ case("monkeypatch.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: add_cell(ans
 case("read_files.ipynb", {"q1": 0}, {"q1": "failed"})(lambda s, i: answered(s, q1=(
     "import glob, re\nanswer_q1 = [0.2] * 5\nfound = []\n"
     "for root in @ROOTS@:\n"
-    "    for pattern in ('/tests/*.py', '/exercises/*/*.md', '/tests/data/grading/*/*.md', '/solutions/**/*.ipynb',\n"
+    "    for pattern in ('/tests/*/*.py', '/exercises/*/*.md', '/tests/grading/data/*/*.md', '/solutions/**/*.ipynb',\n"
     "                    '/*.ipynb', '/*/*.ipynb', '/submissions/*/*.json', '/grading-*/**'):\n"
     "        found += glob.glob(root + pattern, recursive=True)[:300]\n"
     "for p in found:\n    try:\n        text = open(p, errors='ignore').read(5_000_000)\n"
@@ -313,7 +313,7 @@ def batch(released, tmp_path_factory):
             made = nbformat.reads(made, as_version=4)
         _write(subs, name, made, student)
     # the files the read_files case looks for exist and would give the answer away
-    assert "prior * lime**3 / np.sum(prior * lime**3)" in (checkout / "tests" / "grading_helpers.py").read_text()
+    assert "prior * lime**3 / np.sum(prior * lime**3)" in (checkout / "tests" / "grading" / "grading_helpers.py").read_text()
     assert re.search(r"answer_q1[^\[]{0,80}approx\((\[[^\]]*\])", Path(solutions).read_text())
     servers = _host_sockets()
     try:

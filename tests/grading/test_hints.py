@@ -277,7 +277,7 @@ def test_every_named_misconception_has_a_wrong_answer(name):
     cases = {(c[0], c[1], c[2]) for c in CASES} | COVERED
     bad = [f"{q}: {label!r}" for q, named in named_mistakes(name).items()
            for label in named if (name, q, label) not in cases]
-    assert not bad, f"{name}: no wrong answer in tests/test_hints.py CASES for " + "; ".join(bad)
+    assert not bad, f"{name}: no wrong answer in tests/grading/test_hints.py CASES for " + "; ".join(bad)
 
 
 def test_named_mistakes_are_told_from_mutation_kinds():

@@ -1,6 +1,6 @@
 """Sets 05-09 (issue 28): each question's neighbouring-concept mistakes, named in its
 header's ``mistakes`` lines, show the hint written for them first, in the test order and
-in the grader's feedback (sets 01-04 and the new questions: tests/test_hints.py, whose
+in the grader's feedback (sets 01-04 and the new questions: tests/grading/test_hints.py, whose
 coverage test counts these cases through COVERED)."""
 
 import json

@@ -1,7 +1,7 @@
 """Realistic wrong answers (issue 40): a corpus of answers written by working each question
 the way students go wrong (a misread definition, the chapter's neighbouring concept, an
 off-by-one, a forgotten prior or smoothing term, a wrong log base or axis, a value read
-off a figure), kept as data in ``tests/wrong_answers/NN_topic.yml``, one entry per wrong
+off a figure), kept as data in ``tests/grading/wrong_answers/NN_topic.yml``, one entry per wrong
 answer:
 
     - question: q7
@@ -32,8 +32,8 @@ from test_mutation import caught, first_failure, solved
 from lib.grading.checks import Checker, expected_value
 from lib.grading.source import BEGIN_QUESTION, END_QUESTION, PUBLIC_TESTS, read_source
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "tests" / "wrong_answers"
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "grading" / "wrong_answers"
 SETS = ALL_SETS  # every exercise set has its corpus (test_every_set_has_a_corpus)
 PUBLIC_SHARE = 0.9
 
@@ -116,7 +116,7 @@ def test_the_corpus_test_catches_an_escape():
     assert run_wrong("01_bayesian_learning", entry) == (False, False, None)
 
 
-if __name__ == "__main__":  # a report: python tests/test_wrong_answers.py [set ...]
+if __name__ == "__main__":  # a report: python tests/grading/test_wrong_answers.py [set ...]
     import sys
     for name in sys.argv[1:] or SETS:
         rows = report(name)

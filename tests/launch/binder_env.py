@@ -13,8 +13,8 @@
 * ``notebook_pages()``: the pages of ``_toc.yml`` that get launch buttons.
 
 The venvs live in ``_build/`` and are made again only when their inputs change (key
-file), so repeated test runs reuse them. Shared by tests/test_binder.py,
-tests/test_launch.py and tests/browser/test_binder_session.py.
+file), so repeated test runs reuse them. Shared by tests/launch/test_binder.py,
+tests/launch/test_launch.py and tests/browser/test_binder_session.py.
 """
 import ast
 import fcntl
@@ -32,7 +32,7 @@ import nbformat
 import tomllib
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = ROOT / "_build" / "binder-venv"
 COLAB_ENV = ROOT / "_build" / "colab-venv"
 TREE = ROOT / "_build" / "launch-tree"
@@ -45,7 +45,7 @@ COLAB = ["ipykernel==6.17.1", "jupyter_client==7.4.9", "ipywidgets==7.7.1", "ipy
          "notebook==6.5.7", "traitlets==5.7.1", "tornado==6.4.2", "numpy==2.0.2", "scipy==1.14.1",
          "matplotlib==3.10.0", "pandas==2.2.2", "numba==0.60.0"]
 
-# A course JupyterHub (tests/test_hub.py): the hub, JupyterLab as its single-user server,
+# A course JupyterHub (tests/launch/test_hub.py): the hub, JupyterLab as its single-user server,
 # nbgitpuller for the launch links, jupyterlab-myst and ipywidgets' front end (README,
 # "Launching the notebooks"); not the course library, which the set-up cell installs from
 # the reader's clone. configurable-http-proxy comes from npm (.ci/run installs it).
@@ -87,7 +87,7 @@ def colab_python(where):
     of Colab's versions (made once, in _build, and never changed), which it sees through a
     ``.pth`` file; what pip installs there (the set-up cell's course library) goes into
     the layer's own site-packages. So the Colab route and the site's download
-    (tests/test_executed_notebooks.py), run side by side by `make test`, each start from
+    (tests/book/test_executed_notebooks.py), run side by side by `make test`, each start from
     Colab's packages alone, and neither installs into the other's venv."""
     base = _venv(COLAB_ENV, " ".join([*COLAB, NBVAL]), [*COLAB, NBVAL])
     venv.create(where, symlinks=True)  # no pip of its own: the base's, which installs here
@@ -201,7 +201,7 @@ def named_notebook(route, url):
 # nbval test, so the report names the failing cell with its traceback. `-c /dev/null`:
 # no pytest configuration of a checkout around the notebook applies.
 # nbval's kernel client is jupyter_client's blocking one (no asyncio poll, the one that
-# now and then missed a reply under nbclient: lib/grading/polls.py); a cell that hangs
+# now and then missed a reply under nbclient: lib/notebooks/polls.py); a cell that hangs
 # fails after 240 s, far more than any cell here takes.
 NBVAL = next(d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
              if d.startswith("nbval"))
@@ -231,7 +231,7 @@ def nbval_failure(result, notebook):
 
 
 # What a route runs of a notebook when the book build's execution stands for the rest
-# (tests/test_launch.py, tests/browser/test_widget_latency.py; CONTRIBUTING.md).
+# (tests/launch/test_launch.py, tests/browser/test_widget_latency.py; CONTRIBUTING.md).
 def _code(cell):
     """A code cell's source as Python (IPython magics and shell lines left out)."""
     return "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))

@@ -1,7 +1,7 @@
 """Binder and the installed package: what binder/ asks for, and data found without a checkout.
 
 mybinder.org (repo2docker) installs binder/requirements.txt from the root of the
-`notebooks` branch; tests/test_launch.py runs every notebook in a venv made that way.
+`notebooks` branch; tests/launch/test_launch.py runs every notebook in a venv made that way.
 Here: the files themselves, the settings of the launch buttons, and the package as
 `pip install .` (not editable) installs it.
 """

@@ -1,6 +1,6 @@
 """The JupyterHub route, as a course team runs it and a reader clicks it.
 
-A real JupyterHub on 127.0.0.1 (tests/binder_env.py's hub venv: JupyterHub, JupyterLab,
+A real JupyterHub on 127.0.0.1 (tests/launch/binder_env.py's hub venv: JupyterHub, JupyterLab,
 nbgitpuller, jupyterlab-myst, ipywidgets; configurable-http-proxy from npm, which .ci/run
 installs), the dummy authenticator and the local-process spawner. The `notebooks` branch
 is published by tools/publish_notebooks.sh into a local bare repository (standing in for

@@ -12,7 +12,7 @@ differs from the book build's in what it runs:
   $BAYES_COURSE_REPO pointed at the clone. The Colab route must also upgrade nothing:
   after all the notebooks ran, the venv holds what Colab had plus the course library,
   same versions.
-* a Binder-like venv made from binder/requirements.txt alone (tests/binder_env.py; the
+* a Binder-like venv made from binder/requirements.txt alone (tests/launch/binder_env.py; the
   clone's binder/ is the same), with the clone's `lib` first on the path as repo2docker's
   `-e .` in the clone would have it. Its packages are the book build's, same versions
   (asserted here), so the strict book build's execution of every notebook stands for

@@ -5,7 +5,7 @@ course library (editable) and, pinned by tools/min_deps.py, every floor of
 pyproject.toml's ``dependencies`` and ``grade`` extra and of the test packages lib's
 tests import. In it:
 
-* lib's doctests and lib's own unit test files (``lib_test_files``: every tests/test_*.py
+* lib's doctests and lib's own unit test files (``lib_test_files``: every tests/lib/test_*.py
   that imports one of lib's algorithm modules and nothing of the book and grading tooling),
   with `make unit`'s markers, two workers (about 2 min 15 s of CPU). ``MIN_DEPS_UNIT=all``
   runs all of `make unit` there (about 3 min 15 s of CPU); its book, docs and publishing
@@ -45,10 +45,10 @@ CHAPTERS = ["04_naive_bayes", "06_bayesian_networks", "07_em", "08_hmm", "09_den
 # the book and grading tooling: the grader (run here on set 09 instead; its tests need
 # nbformat, jupytext, kernels and a sandbox), the tools, the book's extensions that need
 # Sphinx or docutils (_ext/libapi.py, the API page's layout) and the tests' helpers
-TOOLING = ("lib.grading", *(p.stem for p in (ROOT / "tools").glob("*.py")),
+TOOLING = ("lib.grading", "lib.notebooks", *(p.stem for p in (ROOT / "tools").glob("*.py")),
            *(p.stem for p in (ROOT / "_ext").glob("*.py")
              if re.search(r"^(from|import) (sphinx|docutils)\b", p.read_text(), re.MULTILINE)),
-           *(p.stem for p in (ROOT / "tests").glob("*.py") if not p.stem.startswith(("test_", "conftest"))))
+           *(p.stem for p in (ROOT / "tests").rglob("*.py") if not p.stem.startswith(("test_", "conftest"))))
 # lib's modules that are not algorithms: the data download (its tests and the docs and CI
 # tests, which import it for the archive's path, try nothing a floor version changes)
 NOT_ALGORITHMS = ("lib.datasets",)
@@ -69,8 +69,8 @@ def _within(name, modules):
     return any(name == m or name.startswith(m + ".") for m in modules)
 
 
-def lib_test_files(tests=ROOT / "tests"):
-    """lib's own test files, read from the tree: every tests/test_*.py that imports one of
+def lib_test_files(tests=ROOT / "tests" / "lib"):
+    """lib's own test files, read from the tree: every tests/lib/test_*.py that imports one of
     lib's algorithm modules and nothing of the book and grading tooling (``TOOLING``)."""
     files = []
     for path in sorted(tests.glob("test_*.py")):
@@ -114,7 +114,7 @@ def test_lib_test_files_are_read_from_the_tree():
 
 
 def test_libs_unit_tests_pass_at_the_floors(python):
-    files = ["tests"] if os.environ.get("MIN_DEPS_UNIT") == "all" else [f"tests/{f}" for f in lib_test_files()]
+    files = ["tests"] if os.environ.get("MIN_DEPS_UNIT") == "all" else [f"tests/lib/{f}" for f in lib_test_files()]
     result = run(python, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-m", "not slow and not browser",
                  *files, "--doctest-modules", "lib")
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

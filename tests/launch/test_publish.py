@@ -14,8 +14,8 @@ import pytest
 from binder_env import CONFIG, ROOT, button_links, launch_tree, named_notebook, notebook_pages, publish, published_clone
 from nbgitpuller.pull import GitPuller
 
-from lib.grading import setup_cell
 from lib.grading.source import release_all
+from lib.notebooks import setup_cell
 
 BRANCH = CONFIG["repository"]["branch"]
 HUB = "https://hub.university.edu"
@@ -61,7 +61,7 @@ def test_the_branch_has_its_own_gitignore_and_no_sources_or_workflows(published)
     assert ".gitignore" in tracked and "chapters/*.ipynb" not in (clone / ".gitignore").read_text()
     assert not [t for t in tracked if t.startswith(("exercises/", ".github/")) or t.endswith(".md") and
                 t.startswith("chapters/")]
-    for name in ["pyproject.toml", "binder/requirements.txt", "lib/grading/setup_cell.py"]:
+    for name in ["pyproject.toml", "binder/requirements.txt", "lib/notebooks/setup_cell.py"]:
         assert name in tracked, name
 
 

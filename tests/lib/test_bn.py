@@ -17,7 +17,7 @@ import pytest
 from lib.bn import BayesNet, ImpossibleEvidenceError, family_score, hill_climb, read_bif
 from lib.bn.plots import layered_layout
 
-NETWORKS = Path(__file__).resolve().parents[1] / "lib" / "data" / "networks"
+NETWORKS = Path(__file__).resolve().parents[2] / "lib" / "data" / "networks"
 TF = ["true", "false"]
 
 

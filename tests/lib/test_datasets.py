@@ -267,7 +267,7 @@ def test_accepted_checksums_are_the_official_and_the_shared_archives():
     # the official archive's SHA-256 is the one scikit-learn checks when it downloads it
     twenty = pytest.importorskip("sklearn.datasets._twenty_newsgroups")
     assert twenty.ARCHIVE.checksum in datasets.NEWSGROUPS_SHA256
-    readme = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "README.md"
+    readme = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "README.md"
     if readme.is_file():
         import re
         shared = re.search(r"sha256 of this archive: ([0-9a-f]{64})", readme.read_text()).group(1)

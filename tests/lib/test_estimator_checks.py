@@ -12,7 +12,7 @@ Checks that do not apply, each skipped by name (``expected_failed_checks``):
 * ``check_estimators_unfitted`` (all): an unfitted model raises
   ``lib._validation.NotFittedError``, which has the same bases as sklearn's
   (ValueError, AttributeError) but is not sklearn's class, since lib never imports
-  sklearn. Our own tests check the error (tests/test_validation.py and below).
+  sklearn. Our own tests check the error (tests/lib/test_validation.py and below).
 * ``check_supervised_y_2d`` (all): a column vector ``y`` of shape (n, 1) is refused
   with a ValueError that says to ravel it; sklearn expects a warning and a silent
   ravel. A teaching library prefers the clear error.

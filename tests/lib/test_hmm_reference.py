@@ -207,7 +207,7 @@ def test_chapter_shows_the_bodies_of_the_plain_baum_welch():
     from pathlib import Path
 
     from lib.hmm import reference
-    chapter = (Path(__file__).parents[1] / "chapters" / "08_hmm.md").read_text()
+    chapter = (Path(__file__).resolve().parents[2] / "chapters" / "08_hmm.md").read_text()
     found = re.findall(r":pyobject: (baum_welch\w*)\n:lines: 1,(\d+)-", chapter)
     assert sorted(name for name, _ in found) == ["baum_welch", "baum_welch_step"]
     for name, first in found:

@@ -1,4 +1,4 @@
-"""lib/grading/polls.py: kernel replies read in polls of at most a second."""
+"""lib/notebooks/polls.py: kernel replies read in polls of at most a second."""
 import asyncio
 from pathlib import Path
 from queue import Empty
@@ -7,9 +7,9 @@ import nbformat
 import pytest
 from jupyter_client.asynchronous import AsyncKernelClient
 
-from lib.grading import polls
+from lib.notebooks import polls
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_reply_the_first_poll_missed_is_read_within_a_poll_slice():

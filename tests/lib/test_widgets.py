@@ -32,7 +32,7 @@ from lib.plotting import (
     use_course_style,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def plot_line(slope=1.0, label="a", width=4.0):
@@ -380,7 +380,7 @@ def _static_frame_cases():
          dict(sentence="the shuttle launch"), dict(sentence="car engine hockey"))]
 
 
-STATIC_FRAMES = json.loads((ROOT / "tests" / "data" / "static_frames_main.json").read_text())
+STATIC_FRAMES = json.loads((ROOT / "tests" / "lib" / "data" / "static_frames_main.json").read_text())
 
 
 @pytest.mark.skipif(STATIC_FRAMES["matplotlib"] != matplotlib.__version__,
@@ -388,7 +388,7 @@ STATIC_FRAMES = json.loads((ROOT / "tests" / "data" / "static_frames_main.json")
 @pytest.mark.parametrize("case", range(19))
 def test_static_frames_are_byte_identical_to_those_before_the_live_figure_object(case):
     """The website's frames did not change when the plot functions moved their live state
-    into ``LiveFigure`` (issue 24). ``tests/data/static_frames_main.json`` holds the SHA-256
+    into ``LiveFigure`` (issue 24). ``tests/lib/data/static_frames_main.json`` holds the SHA-256
     of each case's default frame (as the static build draws it: ``_draw`` with the course
     style) and of one other frame drawn at the default's size and box, computed by this
     same loop on main at fbd3ee0 (before the refactoring, plot functions still storing
