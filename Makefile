@@ -96,8 +96,8 @@ notebooks: $(STAMP)
 launch-tree: $(STAMP)
 	$(BIN)/python tools/export_notebooks.py --launch $(BUILD)/launch-tree
 
-# The stages of `make test` (CONTRIBUTING.md lists what each one runs). Markers are set by
-# file in tests/conftest.py: slow = kernels, builds, venvs, sandboxes; browser = Chromium.
+# The stages of `make test` (CONTRIBUTING.md lists what each one runs). Each test file sets
+# its markers (pytestmark): slow = kernels, builds, venvs, sandboxes; browser = Chromium.
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests tools benchmarks _ext
 
@@ -105,8 +105,8 @@ unit: $(STAMP)
 	$(UNIT_NICE) $(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
 	  --doctest-modules lib
 
-# pytest-xdist groups (tests/conftest.py): one file per worker, except the launch routes
-# (Binder and Colab side by side) and the JupyterLab tests (LAB_GROUPS servers).
+# pytest-xdist groups (xdist_group marks, tests/conftest.py): a file with an expensive module
+# fixture in one worker, the launch routes side by side (Binder, Colab), the rest spread.
 slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
 	  --ignore=tests/browser --ignore=tests/book/test_executed_notebooks.py \
@@ -125,16 +125,16 @@ browser-assets:
 
 # Chromium (Debian's) on the built site (browser-site, after the book), and a Binder-like
 # JupyterLab session on the launch notebooks (browser-lab: needs no book, one server per
-# xdist group of tests/conftest.py).
+# worker).
 LAB_TESTS := tests/browser/test_binder_session.py tests/browser/test_widget_latency.py
 BROWSER_ENV := BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm
 SITE_TESTS = $(BROWSER_ENV) $(BIN)/python -m pytest tests/browser $(LAB_TESTS:%=--ignore=%) -q \
-	  -n $(BROWSER_WORKERS) --dist loadgroup -p no:cacheprovider --durations=15
+	  -n $(BROWSER_WORKERS) --dist load -p no:cacheprovider --durations=15
 
 browser: browser-lab browser-site
 
 browser-lab: browser-assets
-	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist loadgroup -p no:cacheprovider --durations=15
+	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist load -p no:cacheprovider --durations=15
 
 browser-site: browser-assets
 	@test -f $(BUILD)/html/index.html || $(MAKE) book

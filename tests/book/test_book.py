@@ -37,6 +37,15 @@ def test_every_chapter_is_in_the_toc_in_order():
     assert listed == on_disk
 
 
+def test_every_exercise_set_is_in_the_toc_in_order():
+    """Each folder of exercises/ (a set: exercises/NN_topic/NN_topic.md) has its released
+    page in the table of contents, and the toc lists no set that is not there."""
+    listed = [f for f in toc_files() if f.startswith("_generated/exercises/")]
+    on_disk = sorted(f"_generated/exercises/{p.name}/{p.name}" for p in (ROOT / "exercises").iterdir() if p.is_dir())
+    assert listed == on_disk
+    assert all((ROOT / "exercises" / f.split("/")[2] / f"{f.split('/')[2]}.md").is_file() for f in on_disk)
+
+
 @pytest.mark.parametrize("page", sorted((ROOT / "chapters").glob("*.md")), ids=lambda p: p.stem)
 def test_chapter_is_a_myst_notebook_without_outputs(page):
     text = page.read_text()
@@ -67,6 +76,7 @@ def mini_book(tmp_path, cell):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_a_failing_cell_fails_the_strict_build(tmp_path):
     result = build(mini_book(tmp_path, "assert 0.8 == 0.9, 'seed number changed'"))
     assert result.returncode != 0
@@ -126,6 +136,7 @@ TRANSPORT_CELL = ("from ipykernel.kernelapp import IPKernelApp\n"
                   "print('transport', IPKernelApp.instance().transport, 'value', 6 * 7)")
 
 
+@pytest.mark.slow
 def test_pre_execution_fills_the_cache_that_the_strict_build_reads(tmp_path):
     """make book: tools/execute_book.py executes the notebooks, then the build uses their
     outputs without executing anything again; the executed notebook it writes has the
@@ -153,6 +164,7 @@ def test_pre_execution_fills_the_cache_that_the_strict_build_reads(tmp_path):
     assert "0 of 1 notebooks to execute" in again.stdout, "a cached notebook is not run again"
 
 
+@pytest.mark.slow
 def test_a_failing_cell_stops_pre_execution_and_caches_nothing(tmp_path):
     book = mini_book(tmp_path, "assert 0.8 == 0.9, 'seed number changed'")
     ran = execute_book(book, book / "chapters" / "99_test.md")

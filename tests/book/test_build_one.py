@@ -77,6 +77,7 @@ def _build(tmp_path, text):
                           capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.slow
 def test_links_to_other_chapters_resolve_and_unknown_labels_still_fail(tmp_path):
     """One strict build (``--keep-going`` writes every page) of a page with links to four
     labels of other chapters and to one label that exists nowhere: the four resolve, and

@@ -29,77 +29,32 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
+from documents import (
+    GIT_CLONE,
+    ROOT,
+    commands,
+    fresh_clone,
+    lines,
+    section,
+    shell_env,
+    substituted,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "instructors.md", "how_to_use.md", "exercises/README.md", "CONTRIBUTING.md")
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
 
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
-SHELL_LANGS = {"bash", "sh", "shell", "console", "shell-session"}
-INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
-INLINE_COMMAND = re.compile(r"(make|\.venv/bin/\S+) +\S")
 MARKER = re.compile(r"<!--\s*(stand-in|needs [\w ,]+?):\s*`([^`]+)`\s*->\s*(.+?)\s*-->", re.S)
-GIT_CLONE = "git clone <the repository> bayesian-learning && cd bayesian-learning"
 
-
-def lines(text):
-    """(line number, line, fence info or None) of a markdown text; the info string is the
-    language of the fenced block the line is in ("" for a plain fence), the fence lines
-    themselves are left out."""
-    fence, lang = None, ""
-    for number, line in enumerate(text.splitlines(), 1):
-        opening = FENCE.match(line)
-        if fence:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
-                    and not opening.group(2):
-                fence = None
-            else:
-                yield number, line, lang
-        elif opening:
-            fence, lang = opening.group(1), opening.group(2).lower()
-        else:
-            yield number, line, None
-
-
-def commands(text):
-    """[(line number, command)] of a markdown text (see the module's docstring)."""
-    found, pending = [], ""
-    for number, line, lang in lines(text):
-        stripped = line.strip()
-        if lang is not None:
-            if lang in SHELL_LANGS and (lang != "console" or stripped.startswith("$ ")):
-                code = re.sub(r"(^|\s)#.*", "", stripped.removeprefix("$ ")).strip()
-                if code.endswith("\\"):
-                    pending += code[:-1] + " "
-                    continue
-                code, pending = pending + code, ""
-                if code:
-                    found.append((number, " ".join(code.split())))
-            continue
-        if stripped.startswith("$ "):
-            found.append((number, " ".join(stripped[2:].split())))
-        prose = re.sub(r"<!--.*?-->", "", line)
-        found += [(number, " ".join(span.split())) for span in INLINE.findall(prose)
-                  if INLINE_COMMAND.match(span)]
-    return found
 
 
 # Sections ("## heading") whose commands one test runs as written, in order, in a fresh clone.
 WALKTHROUGHS = {("instructors.md", "The whole job, start to finish"):
                 "tests/book/test_instructors_walkthrough.py::test_the_start_to_finish_section_runs_as_written"}
-
-
-def section(text, heading):
-    """The text of the section ``## heading`` of a markdown text, up to the next ``## ``."""
-    found = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    assert found, f"no section '## {heading}'"
-    return found.group(1)
 
 
 def walked(doc):
@@ -130,10 +85,6 @@ def missing_test(test_id):
     return "" if not name or name in names else f"{test_id}: no test {name} in {path}"
 
 
-# What each command's placeholders become here ("/tmp/" is a folder of this test's own).
-PLACEHOLDERS = {"<the repository>": str(ROOT), "NN_topic": "01_bayesian_learning"}
-
-
 def _released(folder, sets=SETS):
     missing = [s for s in sets if not (folder / s / f"{s}.ipynb").is_file()]
     assert not missing, f"no released notebook in {folder} for {missing}"
@@ -160,7 +111,7 @@ RUN = {
         lambda clone, home, out: _released(home.parent / "rel", ["01_bayesian_learning"]),
     ("exercises/README.md", ".venv/bin/python -m lib.grading release exercises/NN_topic --out /tmp/sol --instructor"):
         lambda clone, home, out: _released(home.parent / "sol", ["01_bayesian_learning"]),
-    ("exercises/README.md", ".venv/bin/python -m tests.test_mutation --mistakes NN_topic"):
+    ("exercises/README.md", ".venv/bin/python tests/grading/test_mutation.py --mistakes NN_topic"):
         lambda clone, home, out: re.search(r"^01_bayesian_learning q1:\n    mistakes public 1: ", out, re.M),
     ("CONTRIBUTING.md", "make lint"): lambda clone, home, out: "All checks passed" in out,
     ("README.md", "make clean"): _check_clean,
@@ -169,37 +120,7 @@ RUN = {
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory):
-    """how_to_use.md's clone command run in a temporary folder, its .venv the tests' venv."""
-    where = tmp_path_factory.mktemp("docs")
-    command = GIT_CLONE
-    for key, value in PLACEHOLDERS.items():
-        command = command.replace(key, value)
-    subprocess.run(["bash", "-c", command + " && git log -1 --format=%H"], cwd=where, check=True,
-                   capture_output=True)
-    repo = where / "bayesian-learning"
-    (repo / ".venv").symlink_to(sys.prefix)
-    (where / "home").mkdir()
-    installed = where / "venv-installed"  # newer than the clone's pyproject.toml: make installs nothing
-    installed.touch()
-    return repo
-
-
-def shell_env(clone):
-    """A home of the test's own (for ``~``), the tests' venv first on PATH and for make, and
-    the data and cache folders this checkout uses (the clone has no data beside it)."""
-    from lib.datasets import cache_dir, find_newsgroups_archive
-
-    archive = find_newsgroups_archive()
-    data = {"BAYES_COURSE_DATA": str(archive.parent)} if archive else {}
-    return {**os.environ, **data, "BAYES_COURSE_CACHE": str(cache_dir()), "HOME": str(clone.parent / "home"),
-            "PATH": f"{sys.prefix}/bin:{os.environ['PATH']}",
-            "MAKEFLAGS": f"VENV={sys.prefix} STAMP={clone.parent / 'venv-installed'}"}
-
-
-def substituted(command, clone):
-    for key, value in PLACEHOLDERS.items():
-        command = command.replace(key, value)
-    return command.replace("/tmp/", f"{clone.parent}/")
+    return fresh_clone(tmp_path_factory.mktemp("docs"))
 
 
 def documented():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_mutation import Mutant, _map, caught, solved
+from exercise_sets import SETS, Mutant, _map, caught, question_cells, question_text, solved
 
 from lib.grading.checks import expected_value
 from lib.grading.source import (
@@ -29,27 +29,7 @@ from lib.grading.source import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
-              if p.is_dir() and (p / f"{p.name}.md").is_file())
 STATED = "4 significant digits"
-
-
-def question_cells(exercise, name):
-    """The cells of question ``name`` (between its markers)."""
-    inside = False
-    for cell in exercise.notebook.cells:
-        first = cell.source.lstrip().split("\n", 1)[0].strip()
-        if cell.cell_type != "markdown" and first == BEGIN_QUESTION:
-            inside = re.search(rf"^name:\s*{name}\s*$", cell.source, re.M) is not None
-        elif cell.cell_type != "markdown" and first == END_QUESTION:
-            inside = False
-        elif inside:
-            yield cell
-
-
-def question_text(exercise, name):
-    """The markdown of question ``name``."""
-    return "\n".join(c.source for c in question_cells(exercise, name) if c.cell_type == "markdown")
 
 
 def _approx_keywords(expected):

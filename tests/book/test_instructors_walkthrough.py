@@ -14,14 +14,15 @@ import zipfile
 from datetime import datetime, timezone
 
 import pytest
+from documents import ROOT, commands, fresh_clone, section, shell_env, substituted
 from grading_helpers import lms_download
-from test_docs import ROOT, clone, commands, section, shell_env, substituted  # noqa: F401 - fixture
 
 from lib.grading import lms
 from lib.grading.source import read_source, release_all
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("unzip") is None,
-                                reason="bubblewrap (bwrap) or unzip is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("instructors_walkthrough"),  # instructors.md's commands in a fresh clone
+              pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("unzip") is None,
+                                reason="bubblewrap (bwrap) or unzip is not installed")]
 
 HEADING = "The whole job, start to finish"
 SET = ROOT / "exercises" / "01_bayesian_learning"
@@ -45,7 +46,12 @@ def table(path):
 
 
 @pytest.fixture(scope="module")
-def walked(clone, tmp_path_factory):  # noqa: F811 - the clone fixture of test_docs.py
+def clone(tmp_path_factory):
+    return fresh_clone(tmp_path_factory.mktemp("docs"))
+
+
+@pytest.fixture(scope="module")
+def walked(clone, tmp_path_factory):
     """The section's commands, each run as written in the clone: {command: stdout}."""
     instructor = release_all(SET, tmp_path_factory.mktemp("solved"), instructor=True)[0]
     with open(clone / "roster.csv", "w", newline="") as f:
@@ -68,7 +74,7 @@ def walked(clone, tmp_path_factory):  # noqa: F811 - the clone fixture of test_d
     return out
 
 
-def test_the_start_to_finish_section_runs_as_written(clone, walked):  # noqa: F811
+def test_the_start_to_finish_section_runs_as_written(clone, walked):
     text = section((ROOT / "instructors.md").read_text(), HEADING)
     total = sum(q.points for q in read_source(SET).questions.values())
     q1 = read_source(SET).questions["q1"]

@@ -37,7 +37,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_binder_session import SHOTS, figure_notebook, open_notebook, run_cells
+from conftest import SHOTS
+from lab_session import figure_notebook, open_notebook, run_cells
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))

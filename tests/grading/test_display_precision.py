@@ -29,8 +29,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from test_exercise_rules import question_text
-from test_mutation import _map, caught, solution_cells, solved
+from exercise_sets import _map, caught, question_text, solution_cells, solved
 
 from lib.grading.source import read_source, strip_solutions
 

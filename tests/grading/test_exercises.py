@@ -11,6 +11,8 @@ import pytest
 from lib.grading.grade import grade
 from lib.grading.source import read_source, release_all
 
+pytestmark = [pytest.mark.slow]  # grades every exercise set in fresh kernels (no group: the sets spread)
+
 ROOT = Path(__file__).resolve().parents[2]
 SETS = sorted(p.name for p in (ROOT / "exercises").iterdir()
               if p.is_dir() and (p / f"{p.name}.md").is_file())

@@ -3,6 +3,8 @@ states it, the kind of value expected, every failed test's hint, whole and punct
 import json
 import re
 
+from exercise_sets import replies
+
 from lib.grading.checks import evaluate, expected_value, judge, run_test, same
 from lib.grading.grade import score_question
 from lib.grading.source import Question
@@ -27,13 +29,6 @@ def test_hint_ends_with_one_full_stop():
     for hint in ("normalise.", "normalise"):
         _, msg = judge("x", evaluate("x", {"x": 2.0}), expected_value("1.0"), hint)
         assert msg.endswith("Hint: normalise.") and ".." not in msg, msg
-
-
-def replies(question, values):
-    """The sandbox's two replies for ``question``: its public tests' values, then its hidden ones'."""
-    n = len(question.public)
-    return [{"question": question.name, "pass": 0, "status": "ok", "results": values[:n]},
-            {"question": question.name, "pass": 1, "status": "ok", "results": values[n:]}]
 
 
 def test_question_feedback_shows_every_hint_uncut():

@@ -253,6 +253,7 @@ def execute(path):
     return {c.source: "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells}
 
 
+@pytest.mark.slow
 def test_released_notebook_runs_headless_renamed_and_writes_nothing(released, tmp_path):
     student, instructor = released
     renamed = tmp_path / "my homework (copy).ipynb"

@@ -17,6 +17,8 @@ from grading_helpers import FULL, NAME, SOURCE, answered, needs_bwrap, released 
 from lib.grading.__main__ import main
 from lib.grading.autograder import requirements
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading_autograder")]  # the Gradescope package graded in kernels
+
 DOCUMENTED = {"score", "output", "tests"}
 DOCUMENTED_TEST = {"name", "score", "max_score", "output", "visibility", "status"}
 

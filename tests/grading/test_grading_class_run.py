@@ -23,7 +23,8 @@ from lib.grading.source import read_source, release_all
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "exercises" / "01_bayesian_learning"
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading_class_run"),  # a class of 30 from Canvas and Moodle layouts, in the sandbox
+              pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")]
 
 DUE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
 # planted answers (question -> cell source), beside the solution's

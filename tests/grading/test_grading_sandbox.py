@@ -58,6 +58,8 @@ from lib.grading.gradebook import clean
 from lib.grading.isolation import Sandbox, SandboxUnavailable
 from lib.grading.source import read_source, release_all
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading_sandbox")]  # bubblewrap sandboxes, a Debian-Python venv, kernels
+
 ZERO = {q: 0 for q in FULL}
 MARK = f"grader-test-{secrets.token_hex(4)}"  # names of files and sockets on the host
 SECRET = f"=SECRET-{secrets.token_hex(6)}"  # content of a root-only file

@@ -1,14 +1,15 @@
-"""Sets 02, 03, 06 and 08 re-tried with the mistakes of issue 28: the first hint the student
-sees is the one the author wrote for that mistake (listed in the question's header as
-``mistakes public N: <mistake>``), and the grader's feedback shows it first."""
+"""Every named mistake (issue 28, exercises/README.md): for each misconception a question
+lists in its header (``mistakes public N: <mistake>``), a wrong answer that makes it shows
+the hint the author wrote for it first, in the test order and in the grader's feedback.
+The wrong answers: ``CASES`` below (sets 01-04 and the questions added since) and the
+makers of tests/grading/named_mistakes.py (sets 05-09), run by one test."""
 import json
 import re
 
 import numpy as np
 import pytest
-from test_feedback import replies
-from test_mutation import SETS, first_failure, mistakes, solved
-from test_named_mistakes import COVERED
+from exercise_sets import SETS, first_failure, mistakes, replies, solved
+from named_mistakes import cases
 
 from lib.grading.checks import evaluate, expected_value
 from lib.grading.grade import score_question
@@ -230,7 +231,14 @@ CASES = [  # set, question, the mistake as listed in the header, target, wrong a
 ]
 
 
-@pytest.mark.parametrize("name, q, mistake, target, wrong", CASES, ids=[c[2] for c in CASES])
+CASES += cases(solved)
+# named mistakes that need a test of their own (below)
+SPECIAL = {("07_em", "q3", "the worst seed, not the smallest bad one"),
+           ("08_hmm", "q3", "all rolls counted (the ten ordinary ones too)")}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name, q, mistake, target, wrong", CASES, ids=[f"{c[0][:2]}-{c[1]}-{c[2]}" for c in CASES])
 def test_first_hint_names_the_mistake(name, q, mistake, target, wrong):
     questions, namespace, _, _ = solved(name)
     question, listed = questions[q], mistakes(name)[q]
@@ -248,6 +256,25 @@ def test_first_hint_names_the_mistake(name, q, mistake, target, wrong):
     output = score_question(question, expected, replies(question, values), "")["output"]
     hints = sorted((t.hint for t in question.tests if t.hint in output), key=output.find)
     assert hints and hints[0] == hint, (hint, output)
+
+
+def test_07_q3_worst_seed_is_not_the_smallest_bad_one():
+    """Set 07 q3: the seed of the worst run (a neighbouring reading of 'a worse local
+    maximum') gets the 'smallest bad seed' hint first."""
+    questions, namespace, _, _ = solved("07_em")
+    worst = min(range(20), key=namespace["final_loglik"])
+    assert worst != namespace["answer_q3"]
+    ns = dict(namespace, answer_q3=worst)
+    assert first_failure(questions["q3"], ns) == mistakes("07_em")["q3"]["the worst seed, not the smallest bad one"]
+
+
+def test_08_q3_all_rolls_counted():
+    """Set 08 q3: counting the ten ordinary rolls too gets the 'number of sixes' hint first."""
+    questions, namespace, _, _ = solved("08_hmm")
+    ns = dict(namespace, answer_q3=namespace["answer_q3"] + 10)
+    assert (
+        first_failure(questions["q3"], ns) == mistakes("08_hmm")["q3"]["all rolls counted (the ten ordinary ones too)"]
+    )
 
 
 KINDS = re.compile(r"^(x1\.1|x0\.5|\+1|-1|ln/log2|log2/ln|unnormalised|reversed|option \w+|output .+|swap .+|ignore .+)$")
@@ -272,9 +299,9 @@ def test_every_question_names_its_neighbouring_concept(name):
 
 @pytest.mark.parametrize("name", SETS)
 def test_every_named_misconception_has_a_wrong_answer(name):
-    """Every misconception a question lists has a wrong answer in CASES (above), which
-    shows that its hint is the first one the student sees."""
-    cases = {(c[0], c[1], c[2]) for c in CASES} | COVERED
+    """Every misconception a question lists has a wrong answer in CASES (above, with
+    named_mistakes.py's), which shows that its hint is the first one the student sees."""
+    cases = {(c[0], c[1], c[2]) for c in CASES} | SPECIAL
     bad = [f"{q}: {label!r}" for q, named in named_mistakes(name).items()
            for label in named if (name, q, label) not in cases]
     assert not bad, f"{name}: no wrong answer in tests/grading/test_hints.py CASES for " + "; ".join(bad)

@@ -11,7 +11,7 @@ answer:
         def gibbs_error(posteriors, says):
             ...
 
-The code runs in the solved set's namespace (``tests.test_mutation.solved``: no kernel).
+The code runs in the solved set's namespace (``exercise_sets.solved``: no kernel).
 Required: at least 90 % of each set's wrong answers fail a public test, every one fails a
 hidden test, and the first failing test's hint is the
 one written for that misconception: ``hint`` is part of its text). The corpus is not the last word: add to it.
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from test_mutation import SETS as ALL_SETS
-from test_mutation import caught, first_failure, solved
+from exercise_sets import SETS as ALL_SETS
+from exercise_sets import caught, first_failure, solved
 
 from lib.grading.checks import Checker, expected_value
 from lib.grading.source import BEGIN_QUESTION, END_QUESTION, PUBLIC_TESTS, read_source

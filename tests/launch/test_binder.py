@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
 import yaml
 from binder_env import ROOT, binder_python, button_links
 
@@ -29,6 +30,7 @@ def test_requirements_install_the_course_library_and_the_myst_renderer():
     assert not any(line.startswith(("myst-nb", "jupytext", "jupyter-book")) for line in lines)
 
 
+@pytest.mark.slow
 def test_binder_environment_has_the_library_from_the_repository_and_no_build_tools():
     python = binder_python()
     where = subprocess.run([str(python), "-c", "import lib; print(lib.__file__)"],
@@ -61,6 +63,7 @@ def test_launch_buttons_follow_the_hub_setting(tmp_path):
     assert "urlpath=lab/tree/bayesian-learning/chapters/01_bayesian_learning.ipynb" in unquote(hub)
 
 
+@pytest.mark.slow
 def test_installed_package_finds_its_data_outside_a_checkout(tmp_path):
     """`pip install .` (a wheel, not editable): the data sets are package data."""
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",

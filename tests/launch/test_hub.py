@@ -38,7 +38,7 @@ from binder_env import (
     published_clone,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]  # a JupyterHub on 127.0.0.1, readers' servers
 
 CHP = shutil.which("configurable-http-proxy") or shutil.which(
     "configurable-http-proxy", path=str(ROOT / "_build" / "chp" / "node_modules" / ".bin"))

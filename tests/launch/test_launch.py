@@ -47,6 +47,8 @@ from binder_env import (
     published_clone,
 )
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("launch")]  # Binder-like and Colab-like venvs run every notebook
+
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
 NOTEBOOKS = [f"chapters/{c}.ipynb" for c in CHAPTERS] + [f"_generated/exercises/{e}/{e}.ipynb" for e in EXERCISES]
@@ -138,6 +140,7 @@ RUNTIME = sorted({re.split(r"[<>=!~\[ ]", d)[0].lower()
                   for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]})
 
 
+@pytest.mark.xdist_group("binder")
 @pytest.mark.slow
 def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(binder):
     python, _ = binder
@@ -166,6 +169,7 @@ def binder_results(tree, binder):
     return results
 
 
+@pytest.mark.xdist_group("binder")
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_notebook_runs_in_the_binder_environment(tree, binder_results, notebook):
@@ -173,6 +177,7 @@ def test_notebook_runs_in_the_binder_environment(tree, binder_results, notebook)
     assert failure is None, f"{notebook} failed on Binder:\n{failure}"
 
 
+@pytest.mark.xdist_group("colab")
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook, tmp_path):
@@ -205,6 +210,7 @@ def requirements(python, package):
     return set(out.stdout.split())
 
 
+@pytest.mark.xdist_group("colab")
 @pytest.mark.slow
 def test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing(colab):
     python, before = colab

@@ -38,6 +38,8 @@ from min_deps import TEST_PACKAGES, constraints, floors  # noqa: E402
 
 from lib.grading.source import read_source  # noqa: E402
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("min_deps")]  # a venv of the lowest allowed versions: lib tests, chapters, grader
+
 ENV = ROOT / "_build" / "min-deps-venv"
 CONSTRAINTS = ROOT / "_build" / "min-deps-constraints.txt"
 # one chapter per lib package: naive_bayes, bn, em, hmm and text (Chapter 8), density

@@ -493,14 +493,6 @@ def test_figures_render_to_png():
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
 
 
-def test_docstring_examples():
-    import doctest
-
-    import lib.bayes
-    result = doctest.testmod(lib.bayes, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 8 and result.failed == 0
-
-
 # ------------------------------------------------------------- bad input, every kind
 @pytest.mark.parametrize("call, error, match", [
     (lambda: posterior(["a", "b"], [1, 1]), TypeError, "prior must hold real numbers"),

@@ -731,21 +731,6 @@ def test_encoding_of_label_types():
     assert Xm.tolist() == [[-1, 0, 0], [0, -1, -1]]
 
 
-def test_doctests_and_layout():
-    """The examples in the docstrings run; the package keeps matplotlib out of its
-    algorithm modules (only lib.bn.plots imports it)."""
-    import doctest
-    import subprocess
-    import sys
-
-    import lib.bn.network
-    result = doctest.testmod(lib.bn.network, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted >= 2
-    code = ("import sys, lib.bn, lib.em; "
-            "assert 'matplotlib' not in sys.modules, 'an algorithm module imports matplotlib'")
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 def test_bayesnet_methods_are_the_functions_with_their_signatures():
     import dataclasses
     import inspect

@@ -100,6 +100,7 @@ def test_heart_disease_network_has_the_textbooks_parameter_counts():
 RECOVERY_SEEDS = range(20)
 
 
+@pytest.mark.slow
 def test_heart_disease_structure_is_recovered_on_most_samples():
     """2000 rows, seeds 0-19, 8 starts (the default). Measured: 20 of 20 recovered, 88 s of
     CPU (with 5000 rows also 20 of 20, in 212 s; with 5000 rows and 4 starts 18 of 20,

@@ -94,6 +94,7 @@ def test_order_mcmc_matches_exact_averaging(names):
     assert np.abs(uniform.edge_prob - exact.edge_prob).max() > TOL if len(names) == 4 else True
 
 
+@pytest.mark.slow
 def test_order_mcmc_matches_exact_averaging_over_20_data_sets():
     worst = max(np.abs(order_mcmc(*asia_subset(FOUR, 100, seed), n_iter=6000, burn_in=500, rng=seed).edge_prob
                        - exact_edge_posterior(*asia_subset(FOUR, 100, seed), prior="order").edge_prob).max()

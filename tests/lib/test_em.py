@@ -339,20 +339,6 @@ def test_naive_bayes_mixture_bad_input():
         MixtureOfNaiveBayes(2, init={"weights": [0.5, 0.5], "probs": [[[1.0, 0.0]]]}).fit(X)
 
 
-def test_doctests():
-    import doctest
-
-    import lib.em.candy
-    import lib.em.known_variance
-    import lib.em.mixture
-    attempted = 0
-    for module in (lib.em.known_variance, lib.em.mixture, lib.em.candy):
-        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0
-        attempted += result.attempted
-    assert attempted >= 3
-
-
 # ------------------------------------------------------------- bad input, per module
 def test_gaussian_mixture_more_bad_input():
     from lib._validation import NotFittedError

@@ -1,7 +1,6 @@
 """Tests of lib/evaluation.py: leave-one-out predictions, McNemar's exact test and the
 calibration numbers, against scikit-learn (cross_val_predict with LeaveOneOut,
 calibration_curve) and hand-computed values."""
-import doctest
 from math import comb
 
 import numpy as np
@@ -12,7 +11,6 @@ from sklearn.model_selection import LeaveOneOut, cross_val_predict, cross_val_sc
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
-import lib.evaluation
 from lib.datasets import load_iris_uci, load_playtennis
 from lib.evaluation import expected_calibration_error, leave_one_out_predict, mcnemar_exact, reliability_bins
 from lib.gaussian import GaussianClassifier
@@ -190,11 +188,6 @@ def test_calibration_bad_input():
         expected_calibration_error([0.5], [1], n_bins=2.5)
     with pytest.raises(ValueError, match="confidence"):
         reliability_bins([], [])
-
-
-def test_doctests():
-    result = doctest.testmod(lib.evaluation, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 5 and result.failed == 0
 
 
 def test_disagreement_posterior_is_the_beta_update():

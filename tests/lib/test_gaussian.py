@@ -175,15 +175,6 @@ def test_risk_figure_callback(iris2):
         plot_risk_boundary(0.0, clf, X[keep], y[keep])
 
 
-def test_docstring_examples():
-    import doctest
-
-    import lib.gaussian
-
-    result = doctest.testmod(lib.gaussian, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 2 and result.failed == 0
-
-
 def test_iris_loader_columns():
     X, y, names = load_iris_uci(columns=["sepal_width"])
     assert X.shape == (150, 1) and names == ["sepal_width"] and len(set(y)) == 3

@@ -321,19 +321,6 @@ def test_xor_gives_one_half_everywhere():
         np.testing.assert_allclose(p, 0.5)
 
 
-def test_docstring_examples():
-    import doctest
-
-    import lib.naive_bayes
-
-    attempted = 0
-    for module in (lib.naive_bayes.categorical, lib.naive_bayes.counts, lib.naive_bayes.chapter):
-        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0
-        attempted += result.attempted
-    assert attempted >= 3
-
-
 def test_gaussian_nb_class_with_one_example():
     X = np.array([[0.0, 1.0], [0.5, 1.5], [1.0, 0.5], [9.0, 9.0]])
     nb = GaussianNB().fit(X, ["a", "a", "a", "b"])

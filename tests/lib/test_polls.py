@@ -72,6 +72,7 @@ def counted(monkeypatch):
     return seen
 
 
+@pytest.mark.slow
 def test_the_graders_kernel_is_read_in_slices(counted, tmp_path, monkeypatch):
     """The sandbox's kernel (lib/grading/sandbox.py, here without the box) reads its replies in slices."""
     from lib.grading import sandbox
@@ -86,6 +87,7 @@ def test_the_graders_kernel_is_read_in_slices(counted, tmp_path, monkeypatch):
     assert counted and set(counted) == {polls.SlicedChannel}
 
 
+@pytest.mark.slow
 def test_the_book_pre_executors_kernels_are_read_in_slices(counted, tmp_path, monkeypatch):
     """tools/execute_book.py runs each notebook with the sliced client."""
     monkeypatch.syspath_prepend(str(ROOT / "tools"))

@@ -1,19 +1,10 @@
-"""Sets 05-09 (issue 28): each question's neighbouring-concept mistakes, named in its
-header's ``mistakes`` lines, show the hint written for them first, in the test order and
-in the grader's feedback (sets 01-04 and the new questions: tests/grading/test_hints.py, whose
-coverage test counts these cases through COVERED)."""
-
-import json
+"""The wrong answers of sets 05-09's named mistakes (issue 28), each built on the solved
+set's namespace: one maker per set (or question) returns ``[(question, mistake, target,
+wrong value)]``. tests/grading/test_hints.py runs them with its own table (a helper module,
+not a test module)."""
+import functools
 
 import numpy as np
-import pytest
-from test_feedback import replies
-from test_mutation import first_failure, mistakes, solved
-
-from lib.grading.checks import evaluate, expected_value
-from lib.grading.grade import score_question
-
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def case05(ns):
@@ -417,49 +408,14 @@ MAKERS = [
     ("08_hmm", case08),
     ("09_density", case09),
 ]
-CASES = [
-    (name, make.__name__, i, case[0], case[1]) for name, make in MAKERS for i, case in enumerate(make(solved(name)[1]))
-]
-
-COVERED = {(c[0], c[3], c[4]) for c in CASES} | {
-    ("07_em", "q3", "the worst seed, not the smallest bad one"),
-    ("08_hmm", "q3", "all rolls counted (the ten ordinary ones too)"),
-}
 
 
-@pytest.mark.parametrize("name, maker, i, q, mistake", CASES, ids=[f"{c[0][:2]}-{c[3]}-{c[4]}" for c in CASES])
-def test_named_mistake_shows_its_hint_first(name, maker, i, q, mistake):
-    questions, namespace, _, _ = solved(name)
-    _, _, target, wrong = dict((m.__name__, m) for _, m in MAKERS)[maker](namespace)[i]
-    question, listed = questions[q], mistakes(name)[q]
-    assert mistake in listed, f"{name} {q}: {mistake!r} is not in the question's mistakes"
-    ns = dict(namespace)
-    ns[target] = wrong
-    first = first_failure(question, ns)
-    assert first == listed[mistake], f"{name} {q} {mistake!r}: first hint from {first}"
-    group, k = first.split()
-    hint = (question.public if group == "public" else question.hidden)[int(k) - 1].hint
-    expected = [json.loads(json.dumps(expected_value(t.expected))) for t in question.tests]
-    values = [evaluate(t.answer, ns) for t in question.tests]
-    output = score_question(question, expected, replies(question, values), "")["output"]
-    hints = sorted((t.hint for t in question.tests if t.hint in output), key=output.find)
-    assert hints and hints[0] == hint, (hint, output)
+def _wrong(make, i, namespace):
+    return make(namespace)[i][3]
 
 
-def test_07_q3_worst_seed_is_not_the_smallest_bad_one():
-    """Set 07 q3: the seed of the worst run (a neighbouring reading of 'a worse local
-    maximum') gets the 'smallest bad seed' hint first."""
-    questions, namespace, _, _ = solved("07_em")
-    worst = min(range(20), key=namespace["final_loglik"])
-    assert worst != namespace["answer_q3"]
-    ns = dict(namespace, answer_q3=worst)
-    assert first_failure(questions["q3"], ns) == mistakes("07_em")["q3"]["the worst seed, not the smallest bad one"]
-
-
-def test_08_q3_all_rolls_counted():
-    """Set 08 q3: counting the ten ordinary rolls too gets the 'number of sixes' hint first."""
-    questions, namespace, _, _ = solved("08_hmm")
-    ns = dict(namespace, answer_q3=namespace["answer_q3"] + 10)
-    assert (
-        first_failure(questions["q3"], ns) == mistakes("08_hmm")["q3"]["all rolls counted (the ten ordinary ones too)"]
-    )
+def cases(solved):
+    """``[(set, question, mistake, target, wrong)]``, ``wrong(namespace)`` the wrong value, as in
+    test_hints.py's table (``solved``: the set's solution run, for the questions' names)."""
+    return [(name, case[0], case[1], case[2], functools.partial(_wrong, make, i))
+            for name, make in MAKERS for i, case in enumerate(make(solved(name)[1]))]
