@@ -55,7 +55,7 @@ install: $(STAMP)
 # re-executes the notebooks that import lib.hmm, not every chapter (lib/data: every one).
 NOTEBOOKS = chapters/*.md _generated/exercises/*/*.ipynb
 # Each step writes only the files whose contents change (nothing, when nothing changed:
-# tests/test_prepare.py), so Sphinx reads no page again.
+# tests/book/test_prepare.py), so Sphinx reads no page again.
 prepare: $(STAMP)
 	@mkdir -p $(BUILD)
 	$(BIN)/python tools/export_notebooks.py --exercises _generated/exercises $(if $(filter instructor,$(EDITION)),--instructor)
@@ -67,7 +67,7 @@ prepare: $(STAMP)
 # reads their outputs from the cache.
 # A `make book` with nothing changed does nothing: a build that succeeded leaves a stamp,
 # and the next one runs only when a file or folder of the checkout (outside what git
-# ignores: builds, venvs, caches, generated notebooks) is newer (tests/test_prepare.py).
+# ignores: builds, venvs, caches, generated notebooks) is newer (tests/book/test_prepare.py).
 BOOK_INPUTS := $(shell find . -mindepth 1 \( -path ./.git -o -path ./$(VENV) -o -path ./_build -o -path ./_generated \
   -o -path './chapters/*.ipynb' -o -path ./benchmarks/_work -o -path ./build -o -path ./release -o -path ./solutions \
   -o -name __pycache__ -o -name '.*_cache' -o -name '*.egg-info' -o -name node_modules -o -name .ipynb_checkpoints \) \
@@ -85,7 +85,7 @@ publish:
 	tools/publish_site.sh $(BUILD)/html
 
 # Plain .ipynb copies of the chapters and the released student exercise notebooks, to
-# open or run by hand (make test executes the launch tree's copies, tests/test_launch.py).
+# open or run by hand (make test executes the launch tree's copies, tests/launch/test_launch.py).
 notebooks: $(STAMP)
 	@rm -rf $(BUILD)/notebooks
 	$(BIN)/python tools/export_notebooks.py $(BUILD)/notebooks/chapters
@@ -96,8 +96,8 @@ notebooks: $(STAMP)
 launch-tree: $(STAMP)
 	$(BIN)/python tools/export_notebooks.py --launch $(BUILD)/launch-tree
 
-# The stages of `make test` (CONTRIBUTING.md lists what each one runs). Markers are set by
-# file in tests/conftest.py: slow = kernels, builds, venvs, sandboxes; browser = Chromium.
+# The stages of `make test` (CONTRIBUTING.md lists what each one runs). Each test file sets
+# its markers (pytestmark): slow = kernels, builds, venvs, sandboxes; browser = Chromium.
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests tools benchmarks _ext
 
@@ -105,16 +105,16 @@ unit: $(STAMP)
 	$(UNIT_NICE) $(BIN)/python -m pytest -q -n auto -m "not slow and not browser" -p no:cacheprovider tests \
 	  --doctest-modules lib
 
-# pytest-xdist groups (tests/conftest.py): one file per worker, except the launch routes
-# (Binder and Colab side by side) and the JupyterLab tests (LAB_GROUPS servers).
+# pytest-xdist groups (xdist_group marks, tests/conftest.py): a file with an expensive module
+# fixture in one worker, the launch routes side by side (Binder, Colab), the rest spread.
 slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "slow and not browser" -p no:cacheprovider \
-	  --ignore=tests/browser --ignore=tests/test_executed_notebooks.py \
-	  --ignore=tests/test_display_precision.py tests --durations=15
+	  --ignore=tests/browser --ignore=tests/book/test_executed_notebooks.py \
+	  --ignore=tests/grading/test_display_precision.py tests --durations=15
 
 # The lowest versions pyproject.toml allows, in their own venv (part of `slow`; CONTRIBUTING.md)
 min-deps: $(STAMP)
-	MIN_DEPS_UNIT=$(MIN_DEPS_UNIT) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_min_deps.py
+	MIN_DEPS_UNIT=$(MIN_DEPS_UNIT) $(BIN)/python -m pytest -q -p no:cacheprovider tests/launch/test_min_deps.py
 
 # Local copies of the CDN assets the pages load (MathJax, require.js, widget manager).
 browser-assets:
@@ -125,16 +125,16 @@ browser-assets:
 
 # Chromium (Debian's) on the built site (browser-site, after the book), and a Binder-like
 # JupyterLab session on the launch notebooks (browser-lab: needs no book, one server per
-# xdist group of tests/conftest.py).
+# worker).
 LAB_TESTS := tests/browser/test_binder_session.py tests/browser/test_widget_latency.py
 BROWSER_ENV := BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm
 SITE_TESTS = $(BROWSER_ENV) $(BIN)/python -m pytest tests/browser $(LAB_TESTS:%=--ignore=%) -q \
-	  -n $(BROWSER_WORKERS) --dist loadgroup -p no:cacheprovider --durations=15
+	  -n $(BROWSER_WORKERS) --dist load -p no:cacheprovider --durations=15
 
 browser: browser-lab browser-site
 
 browser-lab: browser-assets
-	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist loadgroup -p no:cacheprovider --durations=15
+	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist load -p no:cacheprovider --durations=15
 
 browser-site: browser-assets
 	@test -f $(BUILD)/html/index.html || $(MAKE) book
@@ -142,10 +142,10 @@ browser-site: browser-assets
 
 # The notebooks `make book` executed, read back (not executed again): every page ran top
 # to bottom from its current code, with no error (tools/check_executed.py); and the values
-# the executed chapters print, copied, pass the graded questions (tests/test_display_precision.py).
+# the executed chapters print, copied, pass the graded questions (tests/grading/test_display_precision.py).
 nbval: book
-	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_executed_notebooks.py \
-	  tests/test_display_precision.py::test_chapter_displays_copied_pass
+	BOOK_BUILD=$(abspath $(BUILD)) $(BIN)/python -m pytest -q -p no:cacheprovider tests/book/test_executed_notebooks.py \
+	  tests/grading/test_display_precision.py::test_chapter_displays_copied_pass
 
 # Everything: lint first (seconds), then four lines side by side, since most of each is
 # waiting (kernels, servers, page loads, pip) that the others' work fills:

@@ -10,7 +10,7 @@
   and the entries of the names it defines that the package does not export.
 
 The page therefore follows the code: a name added to ``__all__`` or a new submodule
-appears without editing api.md, and tests/test_api.py checks that every public module
+appears without editing api.md, and tests/book/test_api.py checks that every public module
 of ``lib`` is on the page.
 """
 import importlib

@@ -135,7 +135,7 @@ def run_chapter(path):
     nb.cells.insert(0, nbformat.v4.new_code_cell(BEFORE))
     nb.cells.append(nbformat.v4.new_code_cell(AFTER % {"calls": CALLS, "here": str(HERE)}))
     sys.path.insert(0, str(ROOT))
-    from lib.grading.polls import SlicedNotebookClient  # (as the book's pre-executor)
+    from lib.notebooks.polls import SlicedNotebookClient  # (as the book's pre-executor)
     t0 = time.perf_counter()
     SlicedNotebookClient(nb, timeout=1200, kernel_name="python3",
                          resources={"metadata": {"path": str(path.parent)}}).execute()

@@ -1,29 +1,23 @@
-"""The markers of tests/conftest.py point at files and tests that exist, so a renamed slow
-test cannot drop silently into `make unit` (or out of it)."""
-import ast
-import importlib.util
+"""The markers are set in each test file (``pytestmark`` or a decorator; tests/conftest.py
+says what each means): every file of tests/browser/ marks itself, and the markers are
+registered, so that a typo fails instead of selecting nothing. tests/test_pipeline.py checks
+what a collection sees."""
+import re
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("tests_conftest", TESTS / "conftest.py")  # not tests/browser's
-_conftest = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_conftest)
-SLOW_FILES, SLOW_TESTS = _conftest.SLOW_FILES, _conftest.SLOW_TESTS
 
 
-def test_slow_files_exist():
-    missing = sorted(name for name in SLOW_FILES if not (TESTS / name).is_file())
-    assert not missing, f"tests/conftest.py SLOW_FILES names files that do not exist: {missing}"
+def test_every_browser_file_marks_itself_browser_and_slow():
+    for path in sorted((TESTS / "browser").glob("test_*.py")):
+        assert re.search(r"^pytestmark = \[pytest\.mark\.browser, pytest\.mark\.slow\]", path.read_text(), re.M), path.name
 
 
-def test_slow_tests_exist():
-    for name, tests in SLOW_TESTS.items():
-        path = TESTS / name
-        assert path.is_file(), f"tests/conftest.py SLOW_TESTS names a missing file: {name}"
-        defined = {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)}
-        assert tests <= defined, f"{name}: no such tests {sorted(tests - defined)}"
+def test_no_table_of_file_names_sets_a_marker():
+    assert "add_marker" not in (TESTS / "conftest.py").read_text()
 
 
 def test_the_markers_are_registered(pytestconfig):
     lines = pytestconfig.getini("markers")
     assert any(line.startswith("slow:") for line in lines) and any(line.startswith("browser:") for line in lines)
+    assert "--strict-markers" in pytestconfig.getini("addopts")

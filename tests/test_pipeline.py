@@ -1,9 +1,8 @@
 """How `make test` shares the work out (CONTRIBUTING.md, "What each stage runs"):
-the pytest-xdist groups of tests/conftest.py, and what the Binder route and the
-JupyterLab session run of a notebook when the book build's execution stands for the rest
-(tests/binder_env.py); the order in which the slow stage sends its scopes out; and that
-what `make` runs keeps Python's bytecode cache."""
-import ast
+the pytest-xdist groups and markers the test files set (tests/conftest.py), the order in
+which the slow stage sends its groups out, and what the Binder route and the JupyterLab
+session run of a notebook when the book build's execution stands for the rest
+(tests/launch/binder_env.py); and that what `make` runs keeps Python's bytecode cache."""
 import importlib.util
 import os
 import subprocess
@@ -11,52 +10,91 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from binder_env import binder_imports, binder_runs, widget_cells
 
 TESTS = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("tests_conftest", TESTS / "conftest.py")  # not tests/browser's
 conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(conftest)
+# A plugin that prints each collected test, in the order the run sends them out, with its
+# pytest-xdist group (its xdist_group marks joined as pytest-xdist joins them) and markers.
+PROBE = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        groups = {str(m.args[0] if m.args else m.kwargs["name"]) for m in item.iter_markers("xdist_group")}
+        marks = {m.name for m in item.iter_markers()} & {"slow", "browser"}
+        print("ITEM", item.nodeid, "_".join(sorted(groups)) or "-", ",".join(sorted(marks)) or "-", sep="\\t")
+"""
+SLOW = ["tests/book/test_book.py", "tests/grading/test_exercises.py", "tests/grading/test_grading_sandbox.py",
+        "tests/launch/test_hub.py", "tests/launch/test_launch.py", "tests/launch/test_min_deps.py"]
 
 
-def scope(nodeid, lab_scopes=None):
-    return conftest.xdist_scope(nodeid, {} if lab_scopes is None else lab_scopes)
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory):
+    """``[(node id, group, markers)]`` of the slow stage's collection of SLOW and of tests/browser."""
+    where = tmp_path_factory.mktemp("probe")
+    (where / "xdist_probe.py").write_text(PROBE)
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          "-p", "xdist_probe", *SLOW, "tests/browser"], cwd=TESTS.parent, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(where)})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return [tuple(line.split("\t")[1:]) for line in out.stdout.splitlines() if line.startswith("ITEM\t")]
 
 
-def test_the_launch_routes_run_side_by_side_and_the_rest_of_their_file_together():
-    launch = "tests/test_launch.py::"
-    assert scope(launch + "test_notebook_runs_in_the_binder_environment[chapters/01.ipynb]") == "launch-binder"
-    assert scope(launch + "test_binder_has_the_book_builds_versions_of_what_the_notebooks_use") == "launch-binder"
-    assert scope(launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]") == "launch-colab"
-    assert scope(launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing") == "launch-colab"
-    assert scope(launch + "test_chapter_solutions_start_collapsed_and_still_run[01]") == "test_launch.py"
-    defined = {n.name for n in ast.walk(ast.parse((TESTS / "test_launch.py").read_text()))
-               if isinstance(n, ast.FunctionDef)}
-    assert set(conftest.LAUNCH_ROUTES) <= defined, set(conftest.LAUNCH_ROUTES) - defined
+def groups(collected, prefix):
+    return {group for nodeid, group, _ in collected if nodeid.startswith(prefix)}
 
 
-def test_files_with_shared_fixtures_stay_in_one_worker_and_the_others_spread():
-    assert scope("tests/test_hub.py::test_the_links_clone_the_branch_into_the_readers_home") == "tests/test_hub.py"
-    assert scope("tests/test_grading_sandbox.py::test_gradebook") == "tests/test_grading_sandbox.py"
-    one = "tests/test_exercises.py::test_instructor_edition_full_marks_and_blank_release_zero[01_bayesian_learning]"
-    assert scope(one) == one
-    axe = "tests/browser/test_a11y.py::test_page_in_chromium[chapters/01_bayesian_learning.html-phone]"
-    assert scope(axe) == axe
-    assert conftest.SPREAD_FILES <= {p.name for p in TESTS.glob("test_*.py")}
+def test_the_launch_routes_run_side_by_side_and_the_rest_of_their_file_together(collected):
+    launch = "tests/launch/test_launch.py::"
+    assert groups(collected, launch + "test_notebook_runs_in_the_binder_environment[") == {"binder_launch"}
+    assert groups(collected, launch + "test_binder_has_the_book_builds_versions_of_what_the_notebooks_use") == {"binder_launch"}
+    assert groups(collected, launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[") == {"colab_launch"}
+    assert groups(collected, launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing") == {"colab_launch"}
+    assert groups(collected, launch + "test_chapter_solutions_start_collapsed_and_still_run[") == {"launch"}
+    assert groups(collected, launch) == {"binder_launch", "colab_launch", "launch"}
 
 
-def test_the_slow_stage_sends_its_longest_scopes_out_first():
-    routes = set(conftest.LAUNCH_ROUTES.values())
-    for name in conftest.FIRST_SCOPES:
-        assert name in routes or (TESTS.parent / name).is_file(), f"FIRST_SCOPES: no scope {name!r}"
-    launch = "tests/test_launch.py::"
-    ids = ["tests/test_book.py::test_a", "tests/test_hub.py::test_b[1]", launch + "test_chapter_solutions[01]",
-           launch + "test_notebook_runs_on_colab_after_its_own_set_up_cell[chapters/01.ipynb]",
-           "tests/test_grading_sandbox.py::test_c", launch + "test_notebook_runs_in_the_binder_environment[x]",
-           "tests/test_hub.py::test_b[2]", launch + "test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing"]
-    scopes = list(dict.fromkeys(scope(i) for i in ids))  # in the order they come
-    assert conftest.longest_first(scopes) == ["launch-colab", "tests/test_hub.py", "tests/test_grading_sandbox.py",
-                                              "launch-binder", "tests/test_book.py", "test_launch.py"]
+def test_files_with_shared_fixtures_stay_in_one_worker_and_the_others_spread(collected):
+    assert groups(collected, "tests/launch/test_hub.py::") == {"hub"}
+    assert groups(collected, "tests/grading/test_grading_sandbox.py::") == {"grading_sandbox"}
+    assert groups(collected, "tests/launch/test_min_deps.py::") == {"min_deps"}
+    assert groups(collected, "tests/grading/test_exercises.py::") == {"-"}
+    assert groups(collected, "tests/browser/") <= {"-"}
+
+
+def test_slow_and_browser_tests_are_marked_in_their_files(collected):
+    marks = {nodeid: mark for nodeid, _, mark in collected}
+    assert {m for n, m in marks.items() if n.startswith("tests/browser/")} <= {"browser,slow"}
+    for name in ["tests/launch/test_launch.py::", "tests/launch/test_hub.py::", "tests/grading/test_exercises.py::"]:
+        assert {m for n, m in marks.items() if n.startswith(name)} == {"slow"}, name
+    book = {n: m for n, m in marks.items() if n.startswith("tests/book/test_book.py::")}
+    assert book["tests/book/test_book.py::test_a_failing_cell_fails_the_strict_build"] == "slow"
+    assert "-" in book.values()  # the rest of the file is fast
+
+
+def test_the_slow_stage_sends_its_longest_groups_out_first(collected):
+    first = list(dict.fromkeys(group for _, group, _ in collected))[:len(conftest.FIRST_GROUPS)]
+    assert first == conftest.FIRST_GROUPS
+
+
+def test_pytest_xdist_runs_a_group_in_one_worker(tmp_path):
+    """The groups are pytest-xdist's own (``--dist loadgroup``): with pytest 9.2 and
+    pytest-xdist 3.8 they are silently ignored (pyproject.toml pins pytest below 9.2)."""
+    (tmp_path / "test_group.py").write_text(
+        "import os, pytest\n"
+        "@pytest.mark.parametrize('k', range(6))\n"
+        "@pytest.mark.xdist_group('together')\n"
+        "def test_k(k):\n"
+        "    open(f'worker-{k}', 'w').write(os.environ['PYTEST_XDIST_WORKER'])\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup",
+                          "test_group.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert len({(tmp_path / f"worker-{k}").read_text() for k in range(6)}) == 1
 
 
 def test_what_make_runs_writes_and_reads_pythons_bytecode_cache():
@@ -64,18 +102,6 @@ def test_what_make_runs_writes_and_reads_pythons_bytecode_cache():
     out = subprocess.run(["make", "-s", "--no-print-directory", f"--eval={probe}", "probe"], cwd=TESTS.parent,
                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "False", out
-
-
-def test_the_jupyterlab_tests_share_a_server_per_scope():
-    lab_scopes = {}
-    ids = ([f"tests/browser/test_binder_session.py::test_{k}" for k in range(3)]
-           + [f"tests/browser/test_widget_latency.py::test_interactive[{k:02d}]" for k in range(9)])
-    names = [scope(i, lab_scopes) for i in ids]
-    assert names == [scope(i, lab_scopes) for i in ids], "the same test, the same scope"
-    assert set(names) == {f"lab-{k}" for k in range(conftest.LAB_GROUPS)}
-    counts = [names.count(n) for n in set(names)]
-    assert max(counts) - min(counts) <= 1
-    assert conftest.LAB_FILES <= {p.name for p in (TESTS / "browser").glob("test_*.py")}
 
 
 def notebook(tmp_path, *sources):

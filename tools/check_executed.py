@@ -5,7 +5,7 @@ true``: a raising cell, and so every hidden ``remove-cell`` assertion that pins 
 fails the build; ``-W``: a warning fails it). This checks what that execution left in
 ``BUILD/jupyter_execute``: every page was executed, top to bottom, from the code that is
 in its source now (not an older cached run), and no cell shows an error or a traceback.
-Used by `make nbval` (tests/test_executed_notebooks.py) and `make chapter`
+Used by `make nbval` (tests/book/test_executed_notebooks.py) and `make chapter`
 (tools/build_one.py).
 
 Usage: python tools/check_executed.py BUILD_DIR [PAGE...]   (pages as in _toc.yml)

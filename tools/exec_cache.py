@@ -20,8 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_executed import source_code as notebook_code  # noqa: E402  (a notebook's code cells)
+from check_executed import source_code as notebook_code  # a notebook's code cells
 
 ROOT = Path(__file__).resolve().parents[1]
 

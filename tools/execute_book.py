@@ -20,7 +20,7 @@ Two kernel hazards of a loaded machine are avoided here:
   kernel starts, six processes starting kernels side by side). Kernels here use Unix
   sockets (``ipc``) in a private folder instead.
 * Missed wake-ups in pyzmq's asyncio poll: a notebook of 2 s took 601 s (the book's
-  cell timeout). Polls are cut into 1-s slices (:mod:`lib.grading.polls`).
+  cell timeout). Polls are cut into 1-s slices (:mod:`lib.notebooks.polls`).
 
 Usage: python tools/execute_book.py BUILD_DIR NOTEBOOK... [--jobs N]
 """
@@ -40,10 +40,10 @@ from jupyter_cache.base import CacheBundleIn
 from myst_nb.core.read import myst_nb_reader_plugin
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+from lib.notebooks.polls import SlicedNotebookClient
+from lib.plots.interactive import STATIC_ENV  # set for the kernels, as _ext/static_frames.py does
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from lib.grading.polls import SlicedNotebookClient  # noqa: E402
-from lib.plots.interactive import STATIC_ENV  # noqa: E402  (set for the kernels, as _ext/static_frames.py does)
 
 
 def read_notebook(path):

@@ -5,7 +5,7 @@
                                      release the exercises, each with the set-up cell
     python tools/export_notebooks.py --launch OUT_DIR            the whole `notebooks` branch
 
-Every exported notebook starts with the set-up cell of ``lib/grading/setup_cell.py``
+Every exported notebook starts with the set-up cell of ``lib/notebooks/setup_cell.py``
 (tag ``remove-cell``), the one ``python -m lib.grading release`` writes: where the course
 library is not installed (Colab, a JupyterHub), it installs it with pip, and it says
 which front-end piece (jupyterlab-myst, the widget front end) is missing. The launch
@@ -33,13 +33,13 @@ import jupytext
 import nbformat
 import yaml
 
+# every notebook starts with the set-up cell that `python -m lib.grading release` writes
+from lib.notebooks.setup_cell import CELL_ID as SETUP_ID
+from lib.notebooks.setup_cell import course_repository, setup_cell
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
-# Every notebook starts with the set-up cell that `python -m lib.grading release` writes.
-sys.path.insert(0, str(ROOT))
-from lib.grading.setup_cell import CELL_ID as SETUP_ID  # noqa: E402
-from lib.grading.setup_cell import course_repository, setup_cell  # noqa: E402
 
 # The launch branch's own .gitignore: main's ignores the generated notebooks, which are
 # all this branch is for. This one ignores only what a reader's server and pip leave
@@ -248,7 +248,7 @@ def sync(source, target):
     """Make folder ``target`` hold exactly the files of folder ``source``, writing only the
     files whose bytes differ and removing those that ``source`` lacks: a file left as it
     was keeps its modification time, so a `make book` with nothing changed makes Sphinx
-    read no page again (tests/test_prepare.py)."""
+    read no page again (tests/book/test_prepare.py)."""
     source, target = Path(source), Path(target)
     for path in source.rglob("*"):
         copy = target / path.relative_to(source)

@@ -5,7 +5,7 @@
 The floors have one source, pyproject.toml: every requirement of ``dependencies`` and of
 the ``grade`` extra (what a reader's kernel and the grader need), and of the ``test``
 extra those that lib's unit tests, nbval and pytest use in the lowest-versions
-environment (``TEST_PACKAGES``). Each must have a ``>=`` floor. tests/test_min_deps.py
+environment (``TEST_PACKAGES``). Each must have a ``>=`` floor. tests/launch/test_min_deps.py
 installs exactly these versions in a venv (``_build/min-deps-venv``), runs lib's unit
 tests and the grader on exercise set 09 there, and checks that the venv holds exactly
 these versions; the runtime floors are Colab's versions, with which tests/test_launch.py

@@ -52,7 +52,7 @@ def approx(value, *, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
 
     Use it on the right of a test: ``answer_q1 == approx([0.1, 0.2])``. Plain numbers on
     the right are compared with the defaults, the course's rule (4 significant digits,
-    ``rtol=5e-4``); the exercise sets state no other tolerance (``tests/test_exercise_rules.py``).
+    ``rtol=5e-4``); the exercise sets state no other tolerance (``tests/book/test_exercise_rules.py``).
     """
     return Approx(value, rtol, atol)
 

@@ -34,8 +34,9 @@ import nbformat  # noqa: E402
 from jupyter_core.utils import run_sync  # noqa: E402
 from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
 
+from lib.notebooks.polls import SlicedNotebookClient  # noqa: E402  (a missed wake-up costs 1 s, not a cell's limit)
+
 from .checks import MIME  # noqa: E402
-from .polls import SlicedNotebookClient  # noqa: E402  (a missed wake-up costs 1 s, not a cell's limit)
 
 MAX_RESTARTS = 6
 PR_SET_DUMPABLE = 4

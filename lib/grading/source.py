@@ -27,8 +27,9 @@ from typing import Optional
 import jupytext
 import nbformat
 
+from lib.notebooks.setup_cell import course_repository, setup_cell
+
 from .checks import expected_value
-from .setup_cell import course_repository, setup_cell
 
 BEGIN_QUESTION, END_QUESTION = "# BEGIN QUESTION", "# END QUESTION"
 BEGIN_SOLUTION, END_SOLUTION = "# BEGIN SOLUTION", "# END SOLUTION"
@@ -274,7 +275,7 @@ def release(exercise, instructor=False, repository=None):
     Solutions are replaced, hidden-test and marker cells removed, each public-tests cell
     becomes ``check("q1")``, and a first cell creates ``check`` with the public tests
     (the instructor edition keeps the solutions and checks the hidden tests too). Before
-    it comes the set-up cell of :mod:`lib.grading.setup_cell` (installs the course where
+    it comes the set-up cell of :mod:`lib.notebooks.setup_cell` (installs the course where
     it is missing, as on Colab), the same cell the launch notebooks start with. Cells
     of a question carry ``metadata.grading.question``; the notebook carries
     ``metadata.grading.exercise``. The result has no outputs.

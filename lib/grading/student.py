@@ -54,7 +54,7 @@ def missing_cells(nb, questions):
 
 
 def _run(nb, folder, timeout):
-    from .polls import SlicedNotebookClient
+    from lib.notebooks.polls import SlicedNotebookClient
 
     client = SlicedNotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(folder)}})

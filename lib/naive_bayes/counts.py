@@ -95,7 +95,7 @@ class MultinomialNB(_BaseNB):
     """Naive Bayes over word counts (bag of words), dense or scipy.sparse input.
 
     Used in: Chapter 5, "Text classification" (20 Newsgroups); tested against
-    scikit-learn in tests/test_naive_bayes.py.
+    scikit-learn in tests/lib/test_naive_bayes.py.
 
     Each document is a sequence of independent draws from the class's word
     distribution ``theta_y``, estimated as

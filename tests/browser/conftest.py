@@ -15,7 +15,6 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -143,7 +142,6 @@ def free_port():
 def lab(tmp_path_factory, browser):
     """A JupyterLab server from the Binder-like venv on a copy of the `notebooks` branch:
     ``(url, folder)``. One per pytest-xdist worker (tests/conftest.py groups its tests)."""
-    sys.path.insert(0, str(ROOT / "tests"))
     from binder_env import DATA, binder_python, launch_tree
 
     python = binder_python()

@@ -18,7 +18,7 @@ from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 from docutils.utils import new_document
-from test_site import (
+from site_checks import (
     FIGURE_CELL,
     KNOWN_ERRORS,
     PAGES,
@@ -32,6 +32,8 @@ from test_site import (
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import accessible  # noqa: E402
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
 AXE = NPM / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]

@@ -1,8 +1,11 @@
 """The built site offers no "Live Code" (Thebe) button on any page (see
-tests/test_no_live_code.py for why it was removed). Reads the HTML; needs no browser."""
+tests/book/test_no_live_code.py for why it was removed). Reads the HTML; needs no browser."""
 import re
 
+import pytest
 from conftest import SITE
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
 BUTTON = re.compile(r"initThebe|thebe-launch-button|btn-launch-thebe|>\s*Live Code\s*<", re.I)
 

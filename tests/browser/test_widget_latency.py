@@ -5,7 +5,7 @@ alone, Chromium) opens, for each chapter, a copy of its notebook with only the c
 interactive figures need, and runs them (the set-up cell, every cell with an import, each
 figure cell and the cell showing its controls, and, going back from them, every cell that
 assigns or changes a name a needed cell reads: ``widget_cells``); the strict book build
-ran every cell with the same versions (tests/test_launch.py checks them). For every
+ran every cell with the same versions (tests/launch/test_launch.py checks them). For every
 interactive figure (a cell output ``img[data-values]``, drawn by
 ``lib.plots.interactive.interactive_figure``, whose controls are shown by the next cell) one control
 is driven from the keyboard, as a reader does:
@@ -37,7 +37,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_binder_session import SHOTS, figure_notebook, open_notebook, run_cells
+from conftest import SHOTS
+from lab_session import figure_notebook, open_notebook, run_cells
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("[0-9][0-9]_*.md"))

@@ -1,0 +1,247 @@
+"""Every launch route runs the notebooks readers open.
+
+The notebooks are those of a clone of the `notebooks` branch as readers fetch it:
+tools/export_notebooks.py writes the launch tree, tools/publish_notebooks.sh (the script
+.github/workflows/publish.yml runs) publishes it into a local bare repository, and the
+tests clone that. Each notebook is executed once per `make test` in each environment that
+differs from the book build's in what it runs:
+
+* a Colab-like venv with Colab's preinstalled (older) versions and no course library, from
+  a folder outside any checkout (like Colab's /content): every notebook of the clone runs
+  top to bottom in a fresh kernel; its own first cell installs the library, from
+  $BAYES_COURSE_REPO pointed at the clone. The Colab route must also upgrade nothing:
+  after all the notebooks ran, the venv holds what Colab had plus the course library,
+  same versions.
+* a Binder-like venv made from binder/requirements.txt alone (tests/launch/binder_env.py; the
+  clone's binder/ is the same), with the clone's `lib` first on the path as repo2docker's
+  `-e .` in the clone would have it. Its packages are the book build's, same versions
+  (asserted here), so the strict book build's execution of every notebook stands for
+  running the code cells there; what Binder changes is what is installed. So a notebook
+  whose code depends on that (an import in a ``try``/``if``: the book build has
+  scikit-learn, Binder does not) runs top to bottom in a fresh Binder kernel; of the
+  others, the set-up cell and every import of every code cell run there, all in one
+  fresh kernel. (The JupyterLab session of tests/browser/ also runs the interactive
+  figures in this venv.)
+
+Each notebook runs as a test of pytest's nbval plugin (``pytest --nbval-lax``, with the
+venv's python, tests/binder_env.execute): any error fails the test, and the report names
+the failing cell.
+"""
+import re
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+import tomllib
+from binder_env import (
+    COLAB,
+    ROOT,
+    binder_python,
+    binder_runs,
+    colab_python,
+    execute,
+    freeze,
+    nbval_failure,
+    published_clone,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("launch")]  # Binder-like and Colab-like venvs run every notebook
+
+CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.md"))
+EXERCISES = sorted(p.name for p in (ROOT / "exercises").iterdir() if (p / f"{p.name}.md").is_file())
+NOTEBOOKS = [f"chapters/{c}.ipynb" for c in CHAPTERS] + [f"_generated/exercises/{e}/{e}.ipynb" for e in EXERCISES]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """A reader's clone of the published `notebooks` branch."""
+    return published_clone(tmp_path_factory.mktemp("launch"))[1]
+
+
+@pytest.fixture(scope="module")
+def binder(tree):
+    """The Binder venv's python, and the environment in which its kernels import the clone's `lib`."""
+    for name in ["requirements.txt", "runtime.txt"]:
+        assert (tree / "binder" / name).read_text() == (ROOT / "binder" / name).read_text()
+    python, env = binder_python(), {"PYTHONPATH": str(tree)}
+    where = subprocess.run([str(python), "-c", "import lib; print(lib.__file__)"], cwd="/", capture_output=True,
+                           text=True, check=True, env={**env, "PATH": "/usr/bin:/bin"}).stdout.strip()
+    assert where == str(tree / "lib" / "__init__.py")
+    return python, env
+
+
+@pytest.fixture(scope="module")
+def colab(tmp_path_factory):
+    python = colab_python(tmp_path_factory.mktemp("colab") / "venv")
+    return python, freeze(python)
+
+
+def test_the_launch_branch_holds_one_notebook_per_chapter_and_exercise(tree):
+    assert sorted(p.name for p in (tree / "chapters").iterdir()) == [f"{c}.ipynb" for c in CHAPTERS]
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*.ipynb") if ".git" not in p.parts) == sorted(NOTEBOOKS)
+    assert not (tree / "exercises").exists(), "exercise sources (with solutions) stay off the launch branch"
+    for name in ["pyproject.toml", "binder/requirements.txt", "lib/data/networks/alarm.bif.gz"]:
+        assert (tree / name).is_file(), name
+
+
+def test_every_notebook_starts_with_the_same_set_up_cell(tree):
+    first = {path: nbformat.read(tree / path, as_version=4).cells[0] for path in NOTEBOOKS}
+    sources = {cell.source for cell in first.values()}
+    assert len(sources) == 1 and all(c.cell_type == "code" and c.id == "course-setup" for c in first.values())
+    assert "BAYES_COURSE_REPO" in sources.pop()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_markdown_keeps_only_what_jupyterlab_myst_resolves(tree, chapter):
+    nb = nbformat.read(tree / "chapters" / f"{chapter}.ipynb", as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    everything = "\n".join(c.source for c in nb.cells)
+    for gone in ["{cite}", "{glue:md}", "{literalinclude}", "\\newcommand", "\\given", "\\argmax", "\\E "]:
+        assert gone not in markdown, gone
+    for role, body in re.findall(r"\{(ref|numref|eq)\}`([^`]*)`", markdown):
+        label = re.sub(r".*<([^>]+)>$", r"\1", body)
+        defined = rf"(^\({re.escape(label)}\)=|name:\s*{re.escape(label)}\s*$|:label:\s*{re.escape(label)}\s*$|\$\$\s*\({re.escape(label)}\))"
+        assert re.search(defined, everything, re.M), f"{chapter}: {{{role}}}`{body}` points outside the notebook"
+    source = (ROOT / "chapters" / f"{chapter}.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", markdown, re.S)  # each literalinclude: the included code
+    assert len(blocks) >= source.count("{literalinclude}") and all(b.strip() for b in blocks)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_solutions_start_collapsed_and_still_run(tree, chapter):
+    source = (ROOT / "chapters" / f"{chapter}.md").read_text()
+    nb = nbformat.read(tree / "chapters" / f"{chapter}.ipynb", as_version=4)
+    solutions = re.findall(r"```\{solution-start\}.*?```\n(.*?)```\{solution-end\}", source, re.S)
+    assert solutions
+    hidden = [c for c in nb.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
+    shown = " ".join(" ".join(c.source.split()) for c in nb.cells if c not in hidden)
+    for body in solutions:
+        for code in re.findall(r"```\{code-cell\}[^\n]*\n(?::[^\n]*\n)*(.*?)```", body, re.S):
+            match = [c for c in hidden if c.cell_type == "code" and c.source.endswith(code.strip())]
+            assert match and all(c.metadata["jupyter"]["outputs_hidden"] for c in match), code[:80]
+        prose = re.sub(r"```\{code-cell\}.*?```|\+\+\+[^\n]*", "", body, flags=re.S).split()
+        if prose:
+            assert " ".join(prose[:12]) not in shown, f"{chapter}: solution text shown: {' '.join(prose[:12])}"
+
+
+def test_runtime_dependencies_are_a_readers_not_the_graders():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = {re.split(r"[<>=!~\[ ]", d)[0].lower() for d in project["dependencies"]}
+    assert {"numpy", "scipy", "matplotlib", "ipywidgets", "pandas"} <= names
+    assert not names & {"nbclient", "nbformat", "ipykernel", "jupytext", "myst-nb", "jupyter-book"}
+    grade = " ".join(project["optional-dependencies"]["grade"])
+    assert all(name in grade for name in ["nbclient", "nbformat", "ipykernel", "jupytext"])
+
+
+# What the notebooks' code depends on: the course library's runtime dependencies.
+RUNTIME = sorted({re.split(r"[<>=!~\[ ]", d)[0].lower()
+                  for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]})
+
+
+@pytest.mark.xdist_group("binder")
+@pytest.mark.slow
+def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(binder):
+    python, _ = binder
+    binder_versions, book_versions = freeze(python), freeze(sys.executable)
+    differ = {name: (binder_versions.get(name), book_versions.get(name)) for name in RUNTIME
+              if binder_versions.get(name) != book_versions.get(name)}
+    assert not differ, ("Binder's versions (first) differ from the book build's: the book build no longer "
+                        f"stands for running the notebooks on Binder: {differ}")
+
+
+@pytest.fixture(scope="module")
+def binder_results(tree, binder):
+    """``{notebook: None, or what failed in the Binder run that stands for it}``: each run
+    (tests/binder_env.binder_runs) executed once by nbval, beside the first notebook it
+    stands for."""
+    python, env = binder
+    results = {}
+    for nb, notebooks in binder_runs([tree / n for n in NOTEBOOKS]):
+        path = notebooks[0].with_name(f"binder-{notebooks[0].name}")  # same folder, same paths
+        nbformat.write(nb, path)
+        try:
+            failure = nbval_failure(execute(python, path, **env), path)
+        finally:
+            path.unlink()
+        results.update(dict.fromkeys(notebooks, failure))
+    return results
+
+
+@pytest.mark.xdist_group("binder")
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_notebook_runs_in_the_binder_environment(tree, binder_results, notebook):
+    failure = binder_results[tree / notebook]
+    assert failure is None, f"{notebook} failed on Binder:\n{failure}"
+
+
+@pytest.mark.xdist_group("colab")
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook, tmp_path):
+    python, _ = colab
+    content = tmp_path / "content"  # Colab opens a notebook alone, outside any checkout
+    shutil.copytree((tree / notebook).parent, content)
+    path = content / (tree / notebook).name
+    failure = nbval_failure(execute(python, path, BAYES_COURSE_REPO=str(tree)), path)
+    assert failure is None, f"{notebook} failed on Colab:\n{failure}"
+
+
+REQUIRES = """
+import importlib.metadata as m, re, sys
+todo, seen = [sys.argv[1]], set()
+while todo:
+    name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+    if name not in seen:
+        seen.add(name)
+        try:
+            todo += [re.split(r"[<>=!~;\\[ (]", r, maxsplit=1)[0] for r in m.requires(name) or [] if "extra ==" not in r]
+        except m.PackageNotFoundError:
+            pass
+print(" ".join(sorted(seen)))
+"""
+
+
+def requirements(python, package):
+    """``package`` and everything it requires (not its extras), as the venv of ``python`` has them."""
+    out = subprocess.run([str(python), "-c", REQUIRES, package], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+@pytest.mark.xdist_group("colab")
+@pytest.mark.slow
+def test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing(colab):
+    python, before = colab
+    after = freeze(python)
+    assert "bayes-course-lib" not in before
+    assert after.pop("bayes-course-lib", None) == "0.1.0", "the set-up cell did not install the course"
+    # Chapter 6's pgmpy comparison installs pgmpy where it is missing: it may add pgmpy and
+    # what pgmpy requires, and change nothing that was there
+    added = set(after) - set(before)
+    assert not added or added <= requirements(python, "pgmpy"), added - requirements(python, "pgmpy")
+    assert {k: after[k] for k in before} == before, {k: (v, after.get(k)) for k, v in before.items()
+                                                     if after.get(k) != v}
+    for pin in COLAB:  # Colab's versions are the ones the kernel ran with
+        name, version = pin.split("==")
+        assert after[name.lower().replace("_", "-")] == version
+
+
+@pytest.mark.slow
+def test_nbval_runs_every_cell_and_names_the_one_that_fails(tmp_path):
+    """The launch routes' harness (tests/binder_env.execute, here with this venv's python):
+    a notebook passes only when nbval ran each of its code cells without error; a failure
+    names the cell and its traceback."""
+    def notebook(name, *cells):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells], metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        nbformat.write(nb, tmp_path / name)
+        return tmp_path / name
+
+    good = notebook("good.ipynb", "import os\nhere = os.getcwd()", f"assert here == {str(tmp_path)!r}")
+    assert nbval_failure(execute(sys.executable, good), good) is None
+    bad = notebook("bad.ipynb", "x = 1", "x / 0", "y = 2")
+    failure = nbval_failure(execute(sys.executable, bad), bad)
+    assert failure.startswith("nbval: 1 failed, 2 passed")
+    assert "bad.ipynb::Cell 1" in failure and "ZeroDivisionError" in failure and "\x1b[" not in failure
