@@ -43,7 +43,7 @@ def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_fi
     context, page = open_notebook(browser, url, "chapters/01_bayesian_learning.ipynb")
     try:
         cells = check_reader_view(page, "01_bayesian_learning")
-        shown = "\n".join(c["text"] for c in cells)
+        shown = " ".join(" ".join(c["text"] for c in cells).split())
         assert "Casscells et al. 1978" in shown, "citations read as author and year"
     finally:
         page.screenshot(path=str(SHOTS / "binder-chapter-01.png"))
