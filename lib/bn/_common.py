@@ -2,6 +2,7 @@
 refusal of impossible evidence, C-order strides, and :class:`NetworkArrays`, the
 integer-indexed arrays of a network that the algorithms work on. A missing value in data is what
 ``lib._validation.is_missing(value, MARKERS)`` says: None, NaN or the source's "?"."""
+import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -40,6 +41,37 @@ def check_codes(card, variables, evidence, names=("variables", "evidence")):
             raise ValueError(f"{names[1]} must map variable indices 0..{n - 1} to their state codes "
                              f"(net.evidence_codes), got {i!r}: {code!r}")
     return variables, evidence
+
+
+def unique_rows(table, return_inverse=False, return_counts=False):
+    """``np.unique(table, axis=0, ...)`` for a 2-D array of integer codes or booleans: the
+    same sorted distinct rows, inverse (always 1-D) and counts, found by sorting one
+    integer per row (the row's mixed-radix code, first column most significant, so that
+    the codes sort as the rows do) instead of the rows as records, which numpy does
+    about a hundred times slower. EM and structural EM group their data rows by pattern
+    with it (Chapter 7); codes that would not fit 62 bits fall back to ``np.unique``.
+
+    >>> rows, inverse, counts = unique_rows([[1, -1], [0, 2], [1, -1]], True, True)
+    >>> rows.tolist(), inverse.tolist(), counts.tolist()
+    ([[0, 2], [1, -1]], [1, 0, 1], [1, 2])
+    """
+    table = np.asarray(table)
+    if table.ndim != 2:
+        raise ValueError(f"unique_rows needs a 2-D array, got {table.ndim} dimensions")
+    coded = table.size > 0 and table.dtype.kind in "biu"
+    if coded:
+        low = table.min(axis=0).astype(np.int64)
+        radix = table.max(axis=0).astype(np.int64) - low + 1
+        coded = sum(math.log2(r) for r in radix.tolist()) < 62
+    if coded:
+        codes = (table.astype(np.int64) - low) @ strides(radix)
+        _, first, inverse, counts = np.unique(codes, return_index=True, return_inverse=True,
+                                              return_counts=True)
+        rows = table[first]
+    else:
+        rows, inverse, counts = np.unique(table, axis=0, return_inverse=True, return_counts=True)
+    extra = [v.ravel() for v, wanted in zip((inverse, counts), (return_inverse, return_counts)) if wanted]
+    return (rows, *extra) if extra else rows
 
 
 def _frozen(table):

@@ -11,12 +11,13 @@ Section "PC as it is practised" adds the untestable convention, PC-stable and th
 conservative and majority orientation rules (Ramsey, Zhang & Spirtes 2006; Colombo &
 Maathuis 2014).
 """
+import hashlib
 import math
 from collections import namedtuple
 from itertools import combinations
 
 import numpy as np
-from scipy.stats import chi2
+from scipy.special import chdtrc
 
 from lib._validation import check_scalar
 
@@ -65,7 +66,25 @@ def _test_codes(X, card, i, j, given, method):
         else:
             stat += float(np.sum((t - e) ** 2 / e))
         dof += (t.shape[0] - 1) * (t.shape[1] - 1)
-    return CITest(stat, dof, float(chi2.sf(stat, dof)) if dof > 0 else 1.0)
+    # chdtrc is scipy.stats.chi2.sf without the distribution machinery (40 times faster)
+    return CITest(stat, dof, float(chdtrc(dof, stat)) if dof > 0 else 1.0)
+
+
+# Tests already done, by data set: PC run over many orders of one sample (Chapter 6,
+# "PC as it is practised"; set 06's q12) repeats most of its tests, on the same data.
+_DONE = {}
+_DONE_MAX = 200_000
+
+
+def _remembered_test(data_key, X, card, i, j, given, method):
+    """:func:`_test_codes` of ``X_i`` and ``X_j`` given ``given`` (a tuple), computed once per
+    data set ``data_key`` (a digest of the encoded data, its cardinalities and ``method``)."""
+    key = (data_key, i, j, given)
+    if key not in _DONE:
+        if len(_DONE) >= _DONE_MAX:
+            _DONE.clear()
+        _DONE[key] = _test_codes(X, card, i, j, list(given), method)
+    return _DONE[key]
 
 
 def ci_test(data, x, y, given=(), states=None, method="g2"):
@@ -168,8 +187,11 @@ def pc(data, states=None, alpha=0.01, max_cond=3, method="g2", untestable="indep
     adj = {i: set(range(len(names))) - {i} for i in range(len(names))}
     sepsets, tests = {}, []
 
+    data_key = (hashlib.blake2b(np.ascontiguousarray(X).tobytes(), digest_size=16).digest(),
+                X.shape, tuple(card.tolist()), method)
+
     def p_value(i, j, s):
-        t = _test_codes(X, card, i, j, list(s), method)
+        t = _remembered_test(data_key, X, card, i, j, tuple(s), method)
         p = t.p_value if t.dof > 0 or untestable == "independent" else math.nan
         tests.append((names[i], names[j], tuple(names[k] for k in s), p))
         return p

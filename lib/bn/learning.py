@@ -15,7 +15,7 @@ from scipy.special import logsumexp
 
 from lib._validation import check_sample_weight, check_scalar
 
-from ._common import MISSING, strides
+from ._common import MISSING, strides, unique_rows
 from .inference import eliminate, log_evidence
 from .network import check_net
 
@@ -135,12 +135,11 @@ def expected_counts(net, data, sample_weight=None):
         return counts, float(np.dot(w, np.where(w > 0, ll, 0.0)))
     counts = {n: np.zeros(net.cpt_shape(n)) for n in net.names}
     loglik = 0.0
-    masks, inv = np.unique(X == MISSING, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    masks, inv = unique_rows(X == MISSING, return_inverse=True)
     for g, mask in enumerate(masks):
         rows = X[inv == g]
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
-        pats, pinv = np.unique(rows[:, obs], axis=0, return_inverse=True)
+        pats, pinv = unique_rows(rows[:, obs], return_inverse=True)
         pw = np.bincount(pinv.ravel(), weights=w[inv == g], minlength=len(pats))
         if math.prod(int(c) for c in card[miss]) * len(pats) <= 4_000_000:
             ll = _estep_joint(net, pats, obs, miss, pw, counts)
@@ -225,12 +224,11 @@ def _estep_ve(net, pats, obs, miss, pw, counts):
 def _missing_loglik(net, X, per_row=False):
     card = net.arrays.card
     out = np.zeros(len(X))
-    masks, inv = np.unique(X == MISSING, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    masks, inv = unique_rows(X == MISSING, return_inverse=True)
     for g, mask in enumerate(masks):
         sel = np.flatnonzero(inv == g)
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
-        pats, pinv = np.unique(X[sel][:, obs], axis=0, return_inverse=True)
+        pats, pinv = unique_rows(X[sel][:, obs], return_inverse=True)
         if math.prod(int(c) for c in card[miss]) * len(pats) <= 4_000_000:
             logj, _ = estep_tables(net, pats, obs, miss)
             axes = tuple(range(1, logj.ndim))

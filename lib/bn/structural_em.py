@@ -26,7 +26,7 @@ from scipy.special import logsumexp
 
 from lib._validation import check_rng, check_scalar
 
-from ._common import MISSING
+from ._common import MISSING, unique_rows
 from .learning import estep_tables
 from .network import BayesNet, check_net
 from .structure import hill_climb
@@ -46,10 +46,10 @@ def complete_data(net, data):
     X = net.encode(data, allow_missing=True)
     card = net.arrays.card
     rows, weights = [], []
-    masks, inv = np.unique(X == MISSING, axis=0, return_inverse=True)
+    masks, inv = unique_rows(X == MISSING, return_inverse=True)
     for g, mask in enumerate(masks):
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
-        pats, counts = np.unique(X[inv.ravel() == g][:, obs], axis=0, return_counts=True)
+        pats, counts = unique_rows(X[inv == g][:, obs], return_counts=True)
         logj = estep_tables(net, pats, obs, miss)[0].reshape(len(pats), -1)
         with np.errstate(invalid="ignore"):
             post = np.exp(logj - logsumexp(logj, axis=1, keepdims=True)) * counts[:, None]

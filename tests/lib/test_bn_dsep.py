@@ -421,3 +421,27 @@ def test_pc_untestable_and_stable_options():
         pc(data, states=asia.states, untestable="maybe")
     with pytest.raises(ValueError, match="order"):
         pc(data, states=asia.states, order=["asia", "tub"])
+
+
+def test_pc_remembers_its_tests_per_data_set_and_repeats_its_results():
+    # PC over many orders repeats its tests on the same data: they are computed once per
+    # data set (a digest of the encoded data), so a run from the memory equals a fresh one
+    from lib.bn import constraint
+    asia = load_network("asia")
+    few, other = (asia.sample(500, np.random.default_rng(seed)) for seed in (3, 4))
+    order = list(np.random.default_rng(5).permutation(asia.names))
+    constraint._DONE.clear()
+    fresh = pc(few, states=asia.states, order=order, orient="majority")
+    remembered = len(constraint._DONE)
+    assert 0 < remembered < len(fresh.tests)                   # the majority rule repeats tests
+    again = pc(few, states=asia.states, order=order, orient="majority")
+    assert len(constraint._DONE) == remembered                  # nothing computed again
+    assert again.tests == fresh.tests and again.cpdag == fresh.cpdag and again.sepsets == fresh.sepsets
+    # another sample of the same shape is another data set, with its own tests
+    elsewhere = pc(other, states=asia.states, order=order, orient="majority")
+    assert len(constraint._DONE) > remembered
+    constraint._DONE.clear()
+    assert pc(other, states=asia.states, order=order, orient="majority").tests == elsewhere.tests
+    # and each remembered p-value is the one ci_test computes
+    for x, y, given, p in fresh.tests[::25]:
+        assert p == ci_test(few, x, y, list(given), states=asia.states).p_value

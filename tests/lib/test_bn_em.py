@@ -189,3 +189,21 @@ def test_em_keeps_the_chapter_6_and_7_numbers():
     assert np.allclose(res.log_likelihood_trace_, lls)
     assert all(np.allclose(res.cpts[v], oracle[v]) for v in VARS)
     assert min(res.cpts[v].min() for v in VARS) < 0.01
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, bool])
+def test_unique_rows_is_numpys_unique_over_rows(dtype):
+    # EM and structural EM group rows with it: the same rows, order, inverse and counts
+    from lib.bn._common import unique_rows
+    rng = np.random.default_rng(0)
+    for rows, cols in [(200, 5), (1, 3), (7, 1), (0, 4), (5, 0)]:
+        table = rng.integers(-1, 3, size=(rows, cols)).astype(dtype)
+        want_rows, want_inverse, want_counts = np.unique(table, axis=0, return_inverse=True, return_counts=True)
+        got_rows, got_inverse, got_counts = unique_rows(table, return_inverse=True, return_counts=True)
+        assert got_rows.dtype == table.dtype and got_rows.tolist() == want_rows.tolist()
+        assert got_inverse.tolist() == want_inverse.ravel().tolist() and got_counts.tolist() == want_counts.tolist()
+        assert unique_rows(table).tolist() == want_rows.tolist()
+    wide = rng.integers(0, 2**40, size=(30, 3))  # codes over 62 bits: numpy's own unique
+    assert unique_rows(wide).tolist() == np.unique(wide, axis=0).tolist()
+    with pytest.raises(ValueError, match="2-D"):
+        unique_rows([1, 2, 3])

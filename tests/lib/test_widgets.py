@@ -44,6 +44,14 @@ def plot_line(slope=1.0, label="a", width=4.0):
     return fig
 
 
+def plot_values(slope=1.0, label="a"):
+    """The cheapest figure that shows its values: for tests of what an explorer lists or
+    describes, not of its images (a frame of plot_line costs 30 times as much to draw)."""
+    fig = new_figure((1.5, 0.4), layout=None)
+    fig.text(0.5, 0.5, f"{slope:g} {label}", ha="center")
+    return fig
+
+
 def controls():
     return {"slope": widgets.FloatSlider(value=1.0, min=-2, max=2, step=0.5, description="slope"),
             "label": widgets.Dropdown(options=[("first", "a"), ("second", "b")], value="a", description="label")}
@@ -126,20 +134,20 @@ def test_static_frames_are_the_figures_drawn_for_their_values(static):
 
 
 def test_static_explorer_html_controls(static):
-    box = lw.interactive_figure(plot_line, controls(), frames={"slope": [-2, 2]})
+    box = lw.interactive_figure(plot_values, controls(), frames={"slope": [-2, 2]})
     text = box._repr_html_()
     # controls are hidden until the script shows them: no control that cannot move the figure
     assert '<div class="lib-explorer-controls" hidden>' in text
     assert text.count('type="range"') == 1 and "<select" not in text  # label has one value only
     assert 'data-values="[-2.0, 1.0, 2.0]"' in text and 'value="1"' in text
     assert "live session" in text
-    box = lw.interactive_figure(plot_line, controls(), frames={"label": ["a", "b"]})
+    box = lw.interactive_figure(plot_values, controls(), frames={"label": ["a", "b"]})
     text = box._repr_html_()
     assert "<select" in text and ">second</option>" in text and 'type="range"' not in text
 
 
 def test_default_frames_sweep_the_first_control(static):
-    box = lw.interactive_figure(plot_line, {"slope": widgets.IntSlider(value=3, min=0, max=100)})
+    box = lw.interactive_figure(plot_values, {"slope": widgets.IntSlider(value=3, min=0, max=100)})
     assert box.axes["slope"][0] == 0 and box.axes["slope"][-1] == 100 and 3 in box.axes["slope"]
     assert len(box.axes["slope"]) <= lw.SWEEP_FRAMES + 1
 
@@ -407,7 +415,7 @@ def test_static_frames_are_what_a_live_figure_draws(case):
 
 
 def test_every_frame_and_live_image_carries_its_description(static, monkeypatch):
-    box = lw.interactive_figure(plot_line, controls(), frames={"slope": [-2, 2], "label": ["a", "b"]})
+    box = lw.interactive_figure(plot_values, controls(), frames={"slope": [-2, 2], "label": ["a", "b"]})
     spans = re.findall(r'<span data-values="([^"]*)" data-src="[^"]*" data-alt="([^"]*)"></span>', box._repr_html_())
     assert len(spans) == 6
     for values, alt in spans:
@@ -416,14 +424,14 @@ def test_every_frame_and_live_image_carries_its_description(static, monkeypatch)
         assert html.unescape(alt) == f"Interactive figure: slope = {v['slope']:.3g}, label = {label}"
     assert static[0].metadata["alt"] == "Interactive figure: slope = 1, label = first"
     # a template over the control values, or a callable
-    box = lw.interactive_figure(plot_line, controls(), frames={"slope": [-2, 2]}, alt="A line of slope {slope:g} <{label}>")
+    box = lw.interactive_figure(plot_values, controls(), frames={"slope": [-2, 2]}, alt="A line of slope {slope:g} <{label}>")
     alts = [html.unescape(a) for a in re.findall(r'data-alt="([^"]*)"', box._repr_html_())]
     assert alts == ["A line of slope -2 <a>", "A line of slope 1 <a>", "A line of slope 2 <a>"]
     assert "&lt;a&gt;" in box._repr_html_()  # escaped in the page
-    box = lw.interactive_figure(plot_line, controls(), frames={"slope": [2]}, alt=lambda slope, label: f"{slope}{label}")
+    box = lw.interactive_figure(plot_values, controls(), frames={"slope": [2]}, alt=lambda slope, label: f"{slope}{label}")
     assert re.findall(r'data-alt="([^"]*)"', box._repr_html_()) == ["1.0a", "2.0a"]
     with pytest.raises(TypeError, match="alt must"):
-        lw.interactive_figure(plot_line, controls(), alt=3)
+        lw.interactive_figure(plot_values, controls(), alt=3)
     # live: the description follows the values, and lives on the live figure
     monkeypatch.delenv(lw.STATIC_ENV)
     updates = []
