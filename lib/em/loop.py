@@ -66,7 +66,7 @@ def run_em(e_step, m_step, params, n_obs, n_iter=100, tol=1e-3, monotone=True):
     >>> float(result.params), result.n_iter, result.converged
     (3.0, 3, True)
     >>> np.round(result.log_likelihoods, 3)
-    array([-23.257, -10.257, -10.257, -10.257])
+    array([-23.257,  -9.757,  -9.757,  -9.757])
     """
     n_obs = check_scalar(n_obs, "n_obs", low=0, closed="neither")
     n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=0)
