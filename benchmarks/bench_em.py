@@ -34,7 +34,7 @@ def cases():
         path = [sk.lower_bound_]
         for _ in range(N_ITER - 1):
             path.append(sk.fit(X).lower_bound_)
-        d_path = np.abs(a.log_likelihood_[:N_ITER] / len(X) - np.array(path)).max()
+        d_path = np.abs(a.log_likelihoods_[:N_ITER] / len(X) - np.array(path)).max()
         assert d_path <= 1e-8, f"log-likelihood paths differ by {d_path:.2g}"
         return max(d_path, np.abs(a.means_ - b.means_).max(),
                    np.abs(a.covariances_ - b.covariances_).max(), np.abs(a.weights_ - b.weights_).max())

@@ -375,6 +375,6 @@ def em_shortfalls(n, d, n_inits=(3, 20), n_test=2000, rng=0):
     out = {}
     for key, options in starts.items():
         em = GaussianMixture(3, reg=1e-3, **options).fit(train)
-        out[key] = (truth - em.score(test), em.log_likelihood_[-1])
+        out[key] = (truth - em.score(test), em.log_likelihoods_[-1])
     out["p/2n"] = (3 * d + 3 * d * (d + 1) // 2 + 2) / (2 * n)
     return out

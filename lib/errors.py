@@ -1,11 +1,16 @@
 """The error classes of ``lib``, each defined once (raised by ``lib._validation``,
 :mod:`lib.bn` and :mod:`lib.hmm`, and re-exported where a chapter expects them)."""
 
-__all__ = ["NotFittedError", "ImpossibleEvidenceError"]
+__all__ = ["NotFittedError", "ImpossibleEvidenceError", "ConvergenceWarning"]
 
 
 class NotFittedError(ValueError, AttributeError):
     """An estimator was used before ``fit`` (same bases as scikit-learn's)."""
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """EM lowered the log likelihood by more than rounding (:func:`lib.em.run_em`): an
+    E or M step is not exact (same role as scikit-learn's ``ConvergenceWarning``)."""
 
 
 class ImpossibleEvidenceError(ValueError):

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib._validation import check_sample_weight, check_scalar
+from lib.em.loop import run_em
 
 from ._common import MISSING, strides, unique_rows
 from .inference import eliminate, log_evidence
@@ -248,14 +249,15 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
     by exact inference. M step: the counting formula of :func:`fit` on the expected
     counts, ``P(x | u) = (N(x, u) + a) / (N(u) + a |X|)`` with ``a = pseudo_count``
     (``a > 0``: MAP-EM under a Dirichlet prior); a parent configuration without
-    expected count keeps its row. Stops after ``n_iter`` iterations, or earlier once
-    an iteration changes the log likelihood by less than ``tol * max(1, |L|)``
-    (``tol=0``: exactly ``n_iter`` iterations).
+    expected count keeps its row. The iterations run in the course's one EM loop,
+    :func:`lib.em.run_em`, with its stopping rule: at most ``n_iter`` iterations; once
+    an iteration gains less than ``tol`` in log likelihood per row, one more M step is
+    made and EM stops (``tol=0``: exactly ``n_iter`` iterations).
 
-    Sets ``log_likelihood_trace_`` (entry ``t``: log likelihood of the observed values
+    Sets ``log_likelihoods_`` (entry ``t``: log likelihood of the observed values
     after ``t`` iterations; the last entry is that of the returned CPTs; it never
-    decreases when ``pseudo_count=0``), ``expected_counts_`` (of the last E step)
-    and ``n_iter_``; returns ``net``. Raises ``ValueError`` if a row has
+    decreases when ``pseudo_count=0``), ``expected_counts_`` (of the last E step),
+    ``n_iter_`` and ``converged_``; returns ``net``. Raises ``ValueError`` if a row has
     probability zero under the current CPTs.
 
     Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs"
@@ -282,21 +284,23 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     tol = check_scalar(tol, "tol", low=0)
     X = net.encode(data, allow_missing=True)
-    trace = []
-    for t in range(n_iter + 1):
-        counts, ll = expected_counts(net, X)                      # E step
-        trace.append(ll)
-        if t == n_iter or (t > 0 and abs(trace[-1] - trace[-2]) < tol * max(1.0, abs(ll))):
-            break
+
+    def e_step(cpts):                     # the network holds ``cpts`` (set by m_step)
+        counts, ll = expected_counts(net, X)
+        return ll, counts
+
+    def m_step(cpts, counts):
         new = {}
-        for name in net.names:                                    # M step
+        for name in net.names:
             c = counts[name] + pseudo_count
             total = c.sum(axis=-1, keepdims=True)
-            new[name] = np.where(total > 0, c / np.where(total > 0, total, 1.0), net.cpts[name])
+            new[name] = np.where(total > 0, c / np.where(total > 0, total, 1.0), cpts[name])
         net.set_cpts(new)
-    net.log_likelihood_trace_ = np.array(trace)
-    net.expected_counts_ = counts
-    net.n_iter_ = len(trace) - 1
+        return dict(net.cpts)
+
+    run = run_em(e_step, m_step, dict(net.cpts), len(X), n_iter, tol, monotone=pseudo_count == 0)
+    net.log_likelihoods_, net.n_iter_, net.converged_ = run.log_likelihoods, run.n_iter, run.converged
+    net.expected_counts_ = run.stats
     return net
 
 
@@ -311,8 +315,8 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
     * ``rule="projected"``: subtract each row's mean gradient first (the
       gradient projected onto ``sum_j w_ijk = 1``), clip at ``floor``, renormalise.
 
-    Records ``log_likelihood_trace_`` (one value per iteration, plus the final
-    value) and returns ``net``.
+    Records ``log_likelihoods_`` (one value per iteration, plus the final
+    value, as :func:`fit_em`) and returns ``net``.
 
     Used in: Chapter 6, section "Hidden variables: gradient ascent on the CPTs".
 
@@ -353,7 +357,7 @@ def fit_gradient_ascent(net, data, eta=0.05, n_iter=100, rule="projected", floor
             new[n] = w / w.sum(axis=-1, keepdims=True)
         net.set_cpts(new)
     trace.append(expected_counts(net, X)[1])
-    net.log_likelihood_trace_ = np.array(trace)
+    net.log_likelihoods_ = np.array(trace)
     return net
 
 # ------------------------------------------------------------ structure search

@@ -18,6 +18,8 @@ from lib._validation import (
     check_stochastic_matrix,
 )
 
+from .loop import run_em
+
 __all__ = ["MixtureOfNaiveBayes", "candy_counts", "candy_parameters", "candy_theta"]
 
 
@@ -40,7 +42,7 @@ class MixtureOfNaiveBayes:
     Parameters
     ----------
     n_components : int.
-    n_iter, tol : as in :class:`GaussianMixture` (``tol`` is per unit of weight).
+    n_iter, tol : as in :class:`GaussianMixture` (the gain is per unit of weight).
     init : 'random' or a dict with 'weights' (k,) and 'probs' (a list with one
         (k, n_categories_f) array per feature, rows summing to one).
     pseudo_count : float >= 0, virtual count added to every (class, value) cell.
@@ -48,8 +50,9 @@ class MixtureOfNaiveBayes:
 
     Attributes
     ----------
-    weights_, probs_, log_likelihood_ (entry t after t iterations, weighted total),
-    n_iter_, converged_.
+    weights_, probs_, log_likelihoods_ (entry t after t iterations, weighted total; the
+    last is the fitted model's), n_iter_, converged_ (as :class:`GaussianMixture`: EM
+    runs the course's one loop, :func:`lib.em.run_em`, whose gain is per unit of weight).
 
     Examples
     --------
@@ -120,32 +123,29 @@ class MixtureOfNaiveBayes:
         weights, probs = self._initial(n_categories, check_rng(self.random_state))
         n_categories = [p.shape[1] for p in probs]
         onehots = _one_hot_columns(X, n_categories)
-        total, a = sw.sum(), self.pseudo_count
-        lls, converged = [], False
-        for t in range(n_iter + 1):
-            log_p = self._log_joint(onehots, weights, probs)
+        a = self.pseudo_count
+
+        def e_step(params):
+            log_p = self._log_joint(onehots, *params)
             log_norm = logsumexp(log_p, axis=1)
-            lls.append(float(sw @ log_norm))
-            if t > 0 and self.tol > 0 and (lls[-1] - lls[-2]) / total < self.tol:
-                converged = True
-                break
-            if t == n_iter:
-                break
             with np.errstate(invalid="ignore"):
                 resp = np.exp(log_p - log_norm[:, None]) * sw[:, None]   # expected counts
-            resp = np.nan_to_num(resp)
+            return sw @ log_norm, np.nan_to_num(resp)
+
+        def m_step(params, resp):
             nk = resp.sum(0)
-            weights = nk / nk.sum()
             probs = []
             for o, c in zip(onehots, n_categories):
                 counts = resp.T @ o + a                                   # (k, c)
                 norm = counts.sum(1, keepdims=True)
                 probs.append(np.where(norm > 0, counts / np.where(norm > 0, norm, 1), 1 / c))
-        self.weights_, self.probs_ = weights, probs
-        self.n_categories_ = n_categories
-        self.log_likelihood_ = np.array(lls)
-        self.n_iter_ = len(lls) - 1
-        self.converged_ = converged
+            return nk / nk.sum(), probs
+
+        run = run_em(e_step, m_step, (weights, probs), sw.sum(), n_iter, self.tol,
+                     monotone=a == 0)
+        (self.weights_, self.probs_), self.n_categories_ = run.params, n_categories
+        self.log_likelihoods_, self.n_iter_, self.converged_ = (
+            run.log_likelihoods, run.n_iter, run.converged)
         return self
 
     def _fitted_log_joint(self, X):

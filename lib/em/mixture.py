@@ -6,10 +6,12 @@ Chapter 7, sections "Mixtures of Gaussians" (:class:`GaussianMixture`,
 :mod:`lib.plots.em`.
 
 Every EM routine here works in log space (responsibilities are normalised with
-``scipy.special.logsumexp``) and records the log likelihood of the data once per
-iteration: entry ``t`` of ``log_likelihood_`` is the log likelihood of the whole data
-set under the parameters reached after ``t`` EM iterations (entry 0 is the starting
-point). Without a prior or a variance floor this sequence never decreases.
+``scipy.special.logsumexp``); :class:`GaussianMixture` runs the course's one EM loop,
+:func:`lib.em.run_em`, and records the log likelihood of the data once per E step:
+entry ``t`` of ``log_likelihoods_`` is the log likelihood of the whole data set under
+the parameters reached after ``t`` EM iterations (entry 0 is the starting point, the
+last entry the fitted model). Without a prior or a variance floor this sequence never
+decreases.
 """
 import numpy as np
 from scipy.special import logsumexp
@@ -24,6 +26,8 @@ from lib._validation import (
     check_rng,
     check_scalar,
 )
+
+from .loop import run_em
 
 __all__ = ["GaussianMixture", "gaussian_log_densities", "mixture_log_likelihood",
            "sample_mixture", "em_history"]
@@ -96,8 +100,8 @@ class GaussianMixture:
         The maximum number of EM iterations.
     tol : float
         Convergence threshold on the gain in mean log likelihood per point; once an
-        iteration gains less, one more iteration is made and EM stops (the rule of
-        scikit-learn's ``GaussianMixture``; ``tol=0`` runs exactly ``n_iter`` iterations).
+        iteration gains less, one more M step is made and EM stops (the rule of
+        :func:`lib.em.run_em`, scikit-learn's; ``tol=0`` runs exactly ``n_iter`` iterations).
     reg : float >= 0
         Added to the diagonal of every covariance after each M step: a variance floor
         that stops a component from collapsing onto one point. With ``reg > 0`` the M
@@ -115,16 +119,16 @@ class GaussianMixture:
     weights_, means_, covariances_
         The fitted parameters (``covariances_`` has shape (k, d, d), (k, d) or (k,) for
         'full', 'diag', 'spherical').
-    log_likelihood_ : numpy.ndarray
-        Shape ``(n_iter_ + 1,)``: entry t is the total log likelihood of the data after t iterations (entry 0:
-        the starting parameters).
+    log_likelihoods_ : numpy.ndarray
+        Shape ``(n_iter_ + 1,)``: entry t is the total log likelihood of the data after
+        t iterations (entry 0: the starting parameters; the last: the fitted model).
     n_iter_ : int
         The number of EM iterations run.
     converged_ : bool
         Whether ``tol`` stopped it.
     lower_bounds_ : numpy.ndarray
         Shape ``(n_iter_,)``: scikit-learn's ``lower_bounds_``: the mean log likelihood per point in the E
-        step of each iteration, ``log_likelihood_[:-1] / n``.
+        step of each iteration, ``log_likelihoods_[:-1] / n``.
 
     Examples
     --------
@@ -225,21 +229,19 @@ class GaussianMixture:
         return nk / nk.sum(), means, covs
 
     def _run(self, X, params):
+        """One EM run from ``params`` by the course's loop (:func:`lib.em.run_em`)."""
+        def e_step(params):
+            log_norm, log_resp = self._e_step(X, params[0], params[1], params[3])
+            return log_norm.sum(), np.exp(log_resp)
+
+        def m_step(params, resp):
+            weights, means, covs = self._m_step(X, resp)
+            return weights, means, covs, _cholesky_precisions(covs, self.covariance)
+
         weights, means, covs = params
-        prec = _cholesky_precisions(covs, self.covariance)
-        n = X.shape[0]
-        lls, converged = [], False
-        for t in range(self.n_iter + 1):
-            log_norm, log_resp = self._e_step(X, weights, means, prec)
-            lls.append(log_norm.sum())
-            if converged or t == self.n_iter:
-                break
-            # as in scikit-learn: once the gain is below tol, one last M step is made
-            if t > 0 and self.tol > 0 and abs(lls[-1] - lls[-2]) / n < self.tol:
-                converged = True
-            weights, means, covs = self._m_step(X, np.exp(log_resp))
-            prec = _cholesky_precisions(covs, self.covariance)
-        return (weights, means, covs, prec), np.array(lls), converged
+        params = (weights, means, covs, _cholesky_precisions(covs, self.covariance))
+        return run_em(e_step, m_step, params, len(X), self.n_iter, self.tol,
+                      monotone=self.reg == 0)
 
     def fit(self, X):
         """Fit the mixture to ``X`` (n, d) by EM (with ``n_init`` restarts)."""
@@ -255,18 +257,18 @@ class GaussianMixture:
         if not isinstance(self.init, dict):
             check_option(self.init, "init", ("random", "kmeans++"))
         rng = check_rng(self.random_state)
-        best = None
         n_init = 1 if isinstance(self.init, dict) else self.n_init
-        for _ in range(n_init):
-            params, lls, converged = self._run(X, self._initial_parameters(X, rng))
-            if best is None or lls[-1] > best[1][-1]:
-                best = (params, lls, converged)
-        (self.weights_, self.means_, self.covariances_, self.precisions_cholesky_), \
-            self.log_likelihood_, self.converged_ = best
-        self.n_iter_ = len(self.log_likelihood_) - 1
+        runs = (self._run(X, self._initial_parameters(X, rng)) for _ in range(n_init))
+        best = None
+        for run in runs:   # the first of the runs with the highest final log likelihood
+            if best is None or run.log_likelihoods[-1] > best.log_likelihoods[-1]:
+                best = run
+        self.weights_, self.means_, self.covariances_, self.precisions_cholesky_ = best.params
+        self.log_likelihoods_, self.n_iter_, self.converged_ = (
+            best.log_likelihoods, best.n_iter, best.converged)
         # scikit-learn's convention: mean log likelihood per point, computed in the
         # E step of each iteration (before its M step)
-        self.lower_bounds_ = self.log_likelihood_[:-1] / X.shape[0]
+        self.lower_bounds_ = self.log_likelihoods_[:-1] / X.shape[0]
         return self
 
     # -- using the fitted model

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib._validation import NotFittedError, check_hmm, check_rng, check_scalar
+from lib.em.loop import run_em
 from lib.errors import ImpossibleEvidenceError
 
 from . import fast, reference
@@ -72,9 +73,15 @@ class HMM:
         ``transition[i, j] = P(X_{t+1} = j | X_t = i)``; rows sum to 1.
     emission : array (N, M)
         ``emission[i, k] = P(E_t = k | X_t = i)``; rows sum to 1.
+    n_iter : int >= 1
+        The largest number of Baum-Welch updates :meth:`fit` makes.
+    tol : float >= 0
+        :meth:`fit` stops once an update gains less than ``tol`` in log-likelihood per
+        symbol (the rule of :func:`lib.em.run_em`; ``tol=0`` makes all ``n_iter``).
 
-    :meth:`fit` (Baum-Welch) replaces these three parameters in place and records
-    ``log_likelihoods_`` (one per iteration) and ``n_iter_``.
+    :meth:`fit` (Baum-Welch) replaces the three parameters in place and records
+    ``log_likelihoods_`` (one per E step, the last that of the returned model),
+    ``n_iter_`` and ``converged_``.
 
     Used in: Chapter 8, all sections.
 
@@ -89,10 +96,14 @@ class HMM:
     >>> model = model.fit([[1, 1, 0, 1, 1, 0, 0, 0, 1, 1]])  # Baum-Welch
     >>> bool(model.log_likelihoods_[-1] > model.log_likelihoods_[0])
     True
+    >>> bool(np.isclose(model.log_likelihoods_[-1], model.log_likelihood([1, 1, 0, 1, 1, 0, 0, 0, 1, 1])))
+    True
     """
 
-    def __init__(self, start, transition, emission):
+    def __init__(self, start, transition, emission, n_iter=100, tol=1e-6):
         self._set_parameters(start, transition, emission)
+        self.n_iter = n_iter
+        self.tol = tol
 
     def _set_parameters(self, start, transition, emission):
         self.start, self.transition, self.emission = check_hmm(start, transition, emission)  # exactly normalised
@@ -109,7 +120,7 @@ class HMM:
         return f"HMM(n_states={self.n_states}, n_symbols={self.n_symbols})"
 
     def __getattr__(self, name):            # only called for attributes that do not exist
-        if name in ("log_likelihoods_", "n_iter_"):
+        if name in ("log_likelihoods_", "n_iter_", "converged_"):
             raise NotFittedError(f"This HMM has no {name} yet: it is set by fit(sequences); "
                                  "call fit first")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -304,7 +315,7 @@ class HMM:
         return self.smooth(obs)
 
     # ------------------------------------------------------------------ learning
-    def fit(self, sequences, n_iter=100, tol=1e-6):
+    def fit(self, sequences):
         """Baum-Welch (EM): re-estimate all parameters from observation sequences.
 
         Each iteration computes, with the forward-backward algorithm, the expected
@@ -313,43 +324,45 @@ class HMM:
 
         ``transition[i, j] <- sum_t N(X_t = i, X_{t+1} = j) / sum_t N(X_t = i)``
 
-        (and likewise for ``emission`` and ``start``). ``log_likelihoods_[k]`` is the
-        total log-likelihood of all sequences under the parameters *before* update
-        ``k``; EM guarantees that it never decreases. Stops after ``n_iter`` updates, or
-        earlier once an iteration gains less than ``tol``. A sequence of probability
-        zero under the starting parameters raises :class:`ImpossibleEvidenceError`.
+        (and likewise for ``emission`` and ``start``). The iterations run in the
+        course's one EM loop, :func:`lib.em.run_em`, with its stopping rule: at most
+        ``n_iter`` updates; once an update gains less than ``tol`` in log-likelihood
+        per symbol (over all sequences), one more update is made and Baum-Welch stops.
+        ``log_likelihoods_[k]`` is the total log-likelihood of all sequences after
+        ``k`` updates (entry 0: the starting parameters; the last entry: the returned
+        model); EM guarantees that it never decreases. Sets ``n_iter_`` (the number of
+        updates) and ``converged_``. A sequence of probability zero under the starting
+        parameters raises :class:`ImpossibleEvidenceError`.
 
         Parameters
         ----------
         sequences : sequence of int arrays, or one int array
-        n_iter : int
-        tol : float
 
         Returns ``self``. Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
         """
         if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
             sequences = [sequences]
         sequences = check_sequences(sequences, self.n_symbols)
-        n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
-        tol = check_scalar(tol, "tol", allow_inf=True)
+        n_iter = check_scalar(self.n_iter, "n_iter", kind="integer", low=1)
         N, M = self.n_states, self.n_symbols
-        history = []
-        for _ in range(n_iter):
-            start_counts = np.zeros(N)
-            transition_counts = np.zeros((N, N))
-            emission_counts = np.zeros((N, M))
-            total = 0.0
+
+        def e_step(params):
+            self.start, self.transition, self.emission = params
+            total, counts = 0.0, [np.zeros(N), np.zeros((N, N)), np.zeros((N, M))]
             for obs in sequences:
-                log_likelihood, counts = self._expected_counts(obs)
+                log_likelihood, sequence_counts = self._expected_counts(obs)
                 total += log_likelihood
-                start_counts += counts[0]
-                transition_counts += counts[1]
-                emission_counts += counts[2]
-            history.append(total)
-            self.start = start_counts / start_counts.sum()
-            self.transition = _normalise_rows(transition_counts, self.transition)
-            self.emission = _normalise_rows(emission_counts, self.emission)
-            if len(history) > 1 and history[-1] - history[-2] < tol:
-                break
-        self.log_likelihoods_, self.n_iter_ = history, len(history)
+                for summed, one in zip(counts, sequence_counts):
+                    summed += one
+            return total, counts
+
+        def m_step(params, counts):
+            return (counts[0] / counts[0].sum(), _normalise_rows(counts[1], params[1]),
+                    _normalise_rows(counts[2], params[2]))
+
+        run = run_em(e_step, m_step, (self.start, self.transition, self.emission),
+                     sum(len(obs) for obs in sequences), n_iter, self.tol)
+        self.start, self.transition, self.emission = run.params
+        self.log_likelihoods_, self.n_iter_, self.converged_ = (
+            run.log_likelihoods, run.n_iter, run.converged)
         return self

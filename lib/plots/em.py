@@ -200,7 +200,7 @@ def plot_degenerate(X, collapse, merged, fixed):
     for ax, m, t in ((b, merged, "(b) two components merged"),
                      (c, fixed, "(c) restarts (n_init=10)")):
         _draw_mixture(ax, X, m.weights_, m.means_, m.covariances_, m.predict_proba(X),
-                      f"{t}\nlog likelihood {m.log_likelihood_[-1]:.1f}")
+                      f"{t}\nlog likelihood {m.log_likelihoods_[-1]:.1f}")
     return fig
 
 

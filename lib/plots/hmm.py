@@ -117,32 +117,27 @@ class BaumWelchRun(NamedTuple):
     true_log_likelihood: float
 
 
-def record_baum_welch(model, sequences, truth, n_iter=300, tol=1e-4):
-    """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) one
-    iteration at a time with the fast :meth:`lib.hmm.HMM.fit`, keeping the parameters
-    and log-likelihood after every iteration, for :func:`lib.plots.hmm.plot_baum_welch`
-    (same stopping rule as :func:`baum_welch`). The learned states are put in the order
-    of the true model ``truth``'s by the permutation :func:`match_states` finds for the
+def record_baum_welch(model, sequences, truth, n_iter=300, tol=5e-9):
+    """Run Baum-Welch from the :class:`lib.hmm.HMM` ``model`` (left unchanged) with
+    :meth:`lib.hmm.HMM.fit` (``n_iter`` and ``tol`` as there, per symbol), then replay
+    its updates one at a time to keep the parameters after every iteration, for
+    :func:`lib.plots.hmm.plot_baum_welch`. The learned states are put in the order of
+    the true model ``truth``'s by the permutation :func:`match_states` finds for the
     *final* parameters (one order for all iterations).
     Used in: Chapter 8, section "Watching Baum-Welch learn".
     """
-    n_iter = check_scalar(n_iter, "n_iter", kind="integer", low=1)
-    tol = check_scalar(tol, "tol", allow_inf=True)
     if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
         sequences = [sequences]
-    fitted = HMM(model.start, model.transition, model.emission)
-    transitions, emissions, log_likelihoods = [fitted.transition], [fitted.emission], []
-    for _ in range(n_iter):
-        fitted.fit(sequences, n_iter=1)
-        log_likelihoods += fitted.log_likelihoods_
-        transitions.append(fitted.transition.copy())
-        emissions.append(fitted.emission.copy())
-        if len(log_likelihoods) > 1 and log_likelihoods[-1] - log_likelihoods[-2] < tol:
-            break
-    log_likelihoods.append(sum(fitted.log_likelihood(obs) for obs in sequences))
+    fitted = HMM(model.start, model.transition, model.emission, n_iter=n_iter, tol=tol).fit(sequences)
+    step = HMM(model.start, model.transition, model.emission, n_iter=1, tol=0)
+    transitions, emissions = [step.transition], [step.emission]
+    for _ in range(fitted.n_iter_):
+        step.fit(sequences)
+        transitions.append(step.transition.copy())
+        emissions.append(step.emission.copy())
     order = match_states(fitted.emission, truth.emission)
     return BaumWelchRun(np.array(transitions)[:, order][:, :, order], np.array(emissions)[:, order],
-                        np.array(log_likelihoods), order, truth.transition, truth.emission,
+                        fitted.log_likelihoods_, order, truth.transition, truth.emission,
                         float(sum(truth.log_likelihood(obs) for obs in sequences)))
 
 

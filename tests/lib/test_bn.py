@@ -504,10 +504,10 @@ def test_em_and_projected_gradient_ascent_increase_the_likelihood():
         start.set_cpt(n, rng.dirichlet([2, 2], size=int(np.prod(start.cpt_shape(n)[:-1]))))
     em = start.copy().fit_em(data, n_iter=60)
     ga = start.copy().fit_gradient_ascent(data, eta=0.3, n_iter=150)
-    assert np.all(np.diff(em.log_likelihood_trace_) >= -1e-8)
-    assert ga.log_likelihood_trace_[-1] > ga.log_likelihood_trace_[0] + 1000
-    assert abs(ga.log_likelihood_trace_[-1] - em.log_likelihood_trace_[-1]) < 10
-    assert em.log_likelihood_trace_[-1] >= true.log_likelihood(data) - 1
+    assert np.all(np.diff(em.log_likelihoods_) >= -1e-8)
+    assert ga.log_likelihoods_[-1] > ga.log_likelihoods_[0] + 1000
+    assert abs(ga.log_likelihoods_[-1] - em.log_likelihoods_[-1]) < 10
+    assert em.log_likelihoods_[-1] >= true.log_likelihood(data) - 1
 
 
 def test_mitchell_renormalised_rule_converges_to_square_root_counts():

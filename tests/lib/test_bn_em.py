@@ -70,29 +70,29 @@ def non_decreasing(ll, rel=1e-10):
 def test_network_em_likelihood_equals_brute_force(seed):
     net, cpts = random_net(seed)
     res = net.copy().fit_em(SEED_TABLE, n_iter=15, tol=0)
-    assert len(res.log_likelihood_trace_) == 16 and res.n_iter_ == 15
-    assert np.isclose(res.log_likelihood_trace_[0], brute_force_log_likelihood(cpts, SEED_TABLE))
+    assert len(res.log_likelihoods_) == 16 and res.n_iter_ == 15
+    assert np.isclose(res.log_likelihoods_[0], brute_force_log_likelihood(cpts, SEED_TABLE))
     # entry t is the likelihood under the CPTs after t M steps: the last entry is
     # that of the returned network
     final = brute_force_log_likelihood(dict(res.cpts), SEED_TABLE)
-    assert np.isclose(res.log_likelihood_trace_[-1], final)
-    assert non_decreasing(res.log_likelihood_trace_)
+    assert np.isclose(res.log_likelihoods_[-1], final)
+    assert non_decreasing(res.log_likelihoods_)
     # the enumeration E step agrees with lib.bn's exact inference, iteration by iteration
     oracle, lls = brute_force_em(cpts, SEED_TABLE, 15)
-    assert np.allclose(lls, res.log_likelihood_trace_)
+    assert np.allclose(lls, res.log_likelihoods_)
     for v in VARS:
         assert np.allclose(oracle[v], res.cpts[v])
     # the starting network is unchanged (copy), the function form is the same EM
     assert all(np.allclose(net.cpts[v], cpts[v]) for v in VARS)
     same = fit_em(net.copy(), SEED_TABLE, n_iter=15, tol=0)
-    assert np.allclose(same.log_likelihood_trace_, res.log_likelihood_trace_)
+    assert np.allclose(same.log_likelihoods_, res.log_likelihoods_)
 
 
 def test_map_em_matches_brute_force_with_pseudo_counts():
     net, cpts = random_net(5)
     res = net.copy().fit_em(SEED_TABLE, n_iter=10, pseudo_count=1.0, tol=0)
     oracle, lls = brute_force_em(cpts, SEED_TABLE, 10, pseudo_count=1.0)
-    assert np.allclose(lls, res.log_likelihood_trace_)
+    assert np.allclose(lls, res.log_likelihoods_)
     assert all(np.allclose(oracle[v], res.cpts[v]) for v in VARS)
     assert min(res.cpts[v].min() for v in VARS) > 0.05
 
@@ -125,9 +125,9 @@ def test_network_em_never_decreases_on_random_data(seed):
     full = net.sample(60, rng=rng, codes=True)
     rows = [[("?" if rng.random() < 0.3 else int(v)) for v in row] for row in full]
     res = net.copy().fit_em(rows, n_iter=25, tol=0)
-    assert non_decreasing(res.log_likelihood_trace_)
-    assert np.isclose(res.log_likelihood_trace_[0], brute_force_log_likelihood(cpts, rows))
-    assert np.isclose(res.log_likelihood_trace_[-1],
+    assert non_decreasing(res.log_likelihoods_)
+    assert np.isclose(res.log_likelihoods_[0], brute_force_log_likelihood(cpts, rows))
+    assert np.isclose(res.log_likelihoods_[-1],
                       brute_force_log_likelihood(dict(res.cpts), rows))
 
 
@@ -135,11 +135,11 @@ def test_tol_stops_early_and_data_forms_agree():
     net, _ = random_net(2)
     long = net.copy().fit_em(SEED_TABLE, n_iter=500, tol=1e-10)
     assert long.n_iter_ < 500
-    assert abs(long.log_likelihood_trace_[-1] - long.log_likelihood_trace_[-2]) < 1e-9
+    assert abs(long.log_likelihoods_[-1] - long.log_likelihoods_[-2]) < 1e-9
     as_dicts = [{v: (None if x == "?" else x) for v, x in zip(VARS, row)} for row in SEED_TABLE]
     other = net.copy().fit_em(as_dicts, n_iter=5, tol=0)
     same = net.copy().fit_em(SEED_TABLE, n_iter=5, tol=0)
-    assert np.allclose(other.log_likelihood_trace_, same.log_likelihood_trace_)
+    assert np.allclose(other.log_likelihoods_, same.log_likelihoods_)
 
 
 def test_network_em_bad_input():
@@ -186,7 +186,7 @@ def test_em_keeps_the_chapter_6_and_7_numbers():
     cpts = {v: net0.cpts[v] for v in VARS}
     res = net0.copy().fit_em(SEED_TABLE, n_iter=40, tol=0)
     oracle, lls = brute_force_em(cpts, SEED_TABLE, 40)
-    assert np.allclose(res.log_likelihood_trace_, lls)
+    assert np.allclose(res.log_likelihoods_, lls)
     assert all(np.allclose(res.cpts[v], oracle[v]) for v in VARS)
     assert min(res.cpts[v].min() for v in VARS) < 0.01
 

@@ -296,7 +296,7 @@ def _chapter_figures():
     casino = casino_model()
     guess = HMM([0.5, 0.5], rng.dirichlet([5, 5], 2), rng.dirichlet(np.full(6, 20.0), 2))
     run = record_baum_welch(guess, casino.sample(2000, np.random.default_rng(5))[1], casino,
-                            n_iter=30, tol=-np.inf)
+                            n_iter=30, tol=0)
     return [
         (plot_candy_experiment, {}, dict(n_candies=20), dict(n_candies=35, seed=3)),
         (plot_beta_update, {}, dict(heads=3), dict(a=0.5, heads=0, tails=0)),
