@@ -50,9 +50,12 @@ class MixtureOfNaiveBayes:
 
     Attributes
     ----------
-    weights_, probs_, log_likelihoods_ (entry t after t iterations, weighted total; the
-    last is the fitted model's), n_iter_, converged_ (as :class:`GaussianMixture`: EM
-    runs the course's one loop, :func:`lib.em.run_em`, whose gain is per unit of weight).
+    weights_, probs_, n_iter_, converged_
+        The fitted parameters and how EM ended, as in :class:`GaussianMixture`.
+    log_likelihoods_
+        Entry t after t iterations (the weighted total); the last is the fitted model's.
+        EM runs the course's one loop, :func:`lib.em.run_em`, whose gain is per unit of
+        weight.
 
     Examples
     --------
