@@ -722,8 +722,12 @@ USERNS_Q4 = (  # right only if the kernel runs as uid 65534 in a user namespace 
     "import os\nmaps = open('/proc/self/uid_map').read().split()\n"
     "answer_q4 = 'b' if os.getuid() == 65534 and maps[::2] == ['65534', '1'] else 'a'")  # not '0 0 4294967295'
 STEAL_Q1 = (  # the instructor source lies in the course copy the grader (nobody) reads
+    # its exact path first, then every text file under the course, /var/tmp (where the
+    # grading venv lies: 750 MB, which read whole ran past the 30 s cell limit in CI) and /tmp
     "import glob\nanswer_q1 = [0.2] * 5\n"
-    "for p in glob.glob(@COURSE@ + '/**', recursive=True) + glob.glob('/var/tmp/**', recursive=True):\n"
+    "paths = [@COURSE@ + '/exercises/@NAME@/@NAME@.md'] + [p for root in (@COURSE@, '/var/tmp', '/tmp')\n"
+    "         for p in glob.glob(root + '/**', recursive=True) if p.endswith(('.md', '.ipynb', '.py', '.txt', '.json'))]\n"
+    "for p in paths:\n"
     "    try:\n        text = open(p, errors='ignore').read(5_000_000)\n    except OSError:\n        continue\n"
     "    if 'answer_q1 = prior * lime**3 / np.sum(prior * lime**3)' in text:\n"
     "        answer_q1 = prior * lime**3 / np.sum(prior * lime**3)\n        break")
@@ -790,7 +794,7 @@ def test_a_normal_user_grades_in_one_user_namespace_per_submission(as_nobody, re
     steal = nbformat.read(student, as_version=4)  # blank but for q1, which steals
     [*_, cell] = [c for c in steal.cells if c.cell_type == "code" and not c.source.startswith("check(")
                   and c.metadata.get("grading", {}).get("question") == "q1"]
-    cell.source = STEAL_Q1.replace("@COURSE@", repr(str(as_nobody.course)))
+    cell.source = STEAL_Q1.replace("@COURSE@", repr(str(as_nobody.course))).replace("@NAME@", NAME)
     source = as_nobody.course / "exercises" / NAME / f"{NAME}.md"
     assert "answer_q1 = prior * lime**3 / np.sum(prior * lime**3)" in source.read_text()
     assert subprocess.run(NOBODY + ["/usr/bin/test", "-r", str(source)]).returncode == 0  # there to steal
