@@ -133,7 +133,7 @@ def test_the_sites_chapter_download_runs_on_colab(tmp_path):
     before it defined: a download without its set-up cell, or without a hidden cell that
     a later one needs, fails here. (The slow stage's Colab route runs the launch branch's
     copies of every notebook; this runs the file the site serves.)"""
-    from binder_env import colab_python, execute, nbval_failure, published_clone
+    from binder_env import colab_python, published_clone, run_notebooks
 
     _, download = site_download("chapters/01_bayesian_learning")
     content = tmp_path / "content"
@@ -141,5 +141,5 @@ def test_the_sites_chapter_download_runs_on_colab(tmp_path):
     notebook = Path(shutil.copy(download, content))
     python = colab_python(tmp_path / "colab")
     clone = published_clone(tmp_path / "published")[1]
-    failure = nbval_failure(execute(python, notebook, BAYES_COURSE_REPO=str(clone)), notebook)
+    failure = run_notebooks(python, [notebook], BAYES_COURSE_REPO=str(clone))[notebook]
     assert failure is None, f"the site's download of chapter 1 failed on Colab:\n{failure}"

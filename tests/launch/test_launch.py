@@ -24,8 +24,9 @@ differs from the book build's in what it runs:
   figures in this venv.)
 
 Each notebook runs as a test of pytest's nbval plugin (``pytest --nbval-lax``, with the
-venv's python, tests/binder_env.execute): any error fails the test, and the report names
-the failing cell.
+venv's python, tests/launch/binder_env.run_notebooks: one nbval process per route, one
+fresh kernel per notebook): any error fails the test, and the report names the failing
+cell.
 """
 import re
 import shutil
@@ -41,10 +42,9 @@ from binder_env import (
     binder_python,
     binder_runs,
     colab_python,
-    execute,
     freeze,
-    nbval_failure,
     published_clone,
+    run_notebooks,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("launch")]  # Binder-like and Colab-like venvs run every notebook
@@ -158,14 +158,17 @@ def binder_results(tree, binder):
     stands for."""
     python, env = binder
     results = {}
-    for nb, notebooks in binder_runs([tree / n for n in NOTEBOOKS]):
-        path = notebooks[0].with_name(f"binder-{notebooks[0].name}")  # same folder, same paths
+    runs = {notebooks[0].with_name(f"binder-{notebooks[0].name}"): (nb, notebooks)  # same folder, same paths
+            for nb, notebooks in binder_runs([tree / n for n in NOTEBOOKS])}
+    for path, (nb, _) in runs.items():
         nbformat.write(nb, path)
-        try:
-            failure = nbval_failure(execute(python, path, **env), path)
-        finally:
+    try:
+        failures = run_notebooks(python, runs, **env)
+    finally:
+        for path in runs:
             path.unlink()
-        results.update(dict.fromkeys(notebooks, failure))
+    for path, (_, notebooks) in runs.items():
+        results.update(dict.fromkeys(notebooks, failures[path]))
     return results
 
 
@@ -177,15 +180,27 @@ def test_notebook_runs_in_the_binder_environment(tree, binder_results, notebook)
     assert failure is None, f"{notebook} failed on Binder:\n{failure}"
 
 
+@pytest.fixture(scope="module")
+def colab_results(tree, colab, tmp_path_factory):
+    """``{notebook: None, or what failed on Colab}``: each notebook copied alone, with its
+    folder's data files, into a folder of its own outside any checkout (as Colab opens one
+    in /content), then all run in the order of NOTEBOOKS (the first one's set-up cell
+    installs the course library) by one nbval process, each in its own kernel."""
+    python, _ = colab
+    base = tmp_path_factory.mktemp("colab-content")
+    copies = {}
+    for i, notebook in enumerate(NOTEBOOKS):
+        content = base / f"{i:02d}"
+        shutil.copytree((tree / notebook).parent, content)
+        copies[content / (tree / notebook).name] = notebook
+    return {copies[path]: failure for path, failure in run_notebooks(python, copies, BAYES_COURSE_REPO=str(tree)).items()}
+
+
 @pytest.mark.xdist_group("colab")
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_notebook_runs_on_colab_after_its_own_set_up_cell(tree, colab, notebook, tmp_path):
-    python, _ = colab
-    content = tmp_path / "content"  # Colab opens a notebook alone, outside any checkout
-    shutil.copytree((tree / notebook).parent, content)
-    path = content / (tree / notebook).name
-    failure = nbval_failure(execute(python, path, BAYES_COURSE_REPO=str(tree)), path)
+def test_notebook_runs_on_colab_after_its_own_set_up_cell(colab_results, notebook):
+    failure = colab_results[notebook]
     assert failure is None, f"{notebook} failed on Colab:\n{failure}"
 
 
@@ -230,18 +245,26 @@ def test_the_colab_set_up_cell_installed_the_library_and_upgraded_nothing(colab)
 
 @pytest.mark.slow
 def test_nbval_runs_every_cell_and_names_the_one_that_fails(tmp_path):
-    """The launch routes' harness (tests/binder_env.execute, here with this venv's python):
-    a notebook passes only when nbval ran each of its code cells without error; a failure
-    names the cell and its traceback."""
+    """The launch routes' harness (binder_env.run_notebooks, here with this venv's python):
+    a notebook passes only when nbval ran each of its code cells without error, in its own
+    folder, also when it shares the nbval process with others; a failure names the cell
+    and its traceback."""
     def notebook(name, *cells):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells], metadata={
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         nbformat.write(nb, tmp_path / name)
         return tmp_path / name
 
-    good = notebook("good.ipynb", "import os\nhere = os.getcwd()", f"assert here == {str(tmp_path)!r}")
-    assert nbval_failure(execute(sys.executable, good), good) is None
+    good = notebook("good/good.ipynb", "import os\nhere = os.getcwd()", f"assert here == {str(tmp_path / 'good')!r}")
     bad = notebook("bad.ipynb", "x = 1", "x / 0", "y = 2")
-    failure = nbval_failure(execute(sys.executable, bad), bad)
-    assert failure.startswith("nbval: 1 failed, 2 passed")
-    assert "bad.ipynb::Cell 1" in failure and "ZeroDivisionError" in failure and "\x1b[" not in failure
+    assert run_notebooks(sys.executable, [good])[good] is None
+    failures = run_notebooks(sys.executable, [bad, good])  # one process; each in its own kernel and folder
+    assert failures[good] is None
+    assert failures[bad].startswith("nbval: 1 failed, 2 passed (3 code cells)")
+    assert "bad.ipynb::Cell 1" in failures[bad] and "ZeroDivisionError" in failures[bad] and "\x1b[" not in failures[bad]
+    # a notebook whose cells nbval never ran (an unreadable file) fails with pytest's report
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{not json")
+    failures = run_notebooks(sys.executable, [good, broken])
+    assert failures[good] is None and failures[broken].startswith("nbval: 0 failed, 0 passed (unreadable code cells)"), failures
