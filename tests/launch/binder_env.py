@@ -242,10 +242,10 @@ def run_notebooks(python, notebooks, **env):
         if len(passed) == cells:
             failures[notebook] = None
             continue
-        report = "\n".join(f"{name}::{c.get('name')}\n{e.text or e.get('message', '')}"
+        detail = "\n".join(f"{name}::{c.get('name')}\n{e.text or e.get('message', '')}"
                            for c, e in failed) if failed else output
         failures[notebook] = (f"nbval: {len(failed)} failed, {len(passed)} passed ({cells} code cells)\n"
-                              + re.sub(r"\x1b\[[0-9;]*m", "", report))
+                              + re.sub(r"\x1b\[[0-9;]*m", "", detail))
     return failures
 
 
