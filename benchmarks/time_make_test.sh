@@ -1,7 +1,9 @@
 #!/bin/bash
 # usage: benchmarks/time_make_test.sh NAME: a fresh clone of this repository in a 0700
 # `mktemp -d` folder (../shared linked beside it), `CI=true bash .ci/run` under
-# /usr/bin/time -v, the load average every 20 s. Output: /tmp/NAME.log, /tmp/NAME.load.
+# /usr/bin/time -v; every 20 s the load average, the machine's busy CPU seconds since
+# the last line (both cores: 40 at most) and the run's own (cgroup). Output: /tmp/NAME.log,
+# /tmp/NAME.load.
 # As root with cgroup v1's cpuacct, the run is in a cgroup of its own and the log ends with
 # the CPU of every process it started ("cgroup CPU"): servers, kernels, Chromium and
 # sandboxes that outlive their parent included, which /usr/bin/time does not count.
@@ -9,9 +11,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 d=$(mktemp -d) && git clone -q "$repo" "$d/c" && ln -s "$(cd "$repo/../shared" && pwd)" "$d/shared"
 echo "$d" > "/tmp/$1.dir"
 cd "$d/c" && git log --oneline -1 > "/tmp/$1.log" && uptime >> "/tmp/$1.log"
-( while sleep 20; do echo "$(date +%T) $(cut -d' ' -f1-3 /proc/loadavg)"; done ) > "/tmp/$1.load" &
-mon=$!
 cg=/sys/fs/cgroup/cpuacct/time-make-test-$1-$$
+busy() { awk '/^cpu /{print int(($2 + $3 + $4 + $7 + $8) / 100)}' /proc/stat; }
+( b=$(busy); u=0; while sleep 20; do
+    n=$(busy); v=$(( $(cat "$cg/cpuacct.usage" 2>/dev/null || echo 0) / 1000000000 ))
+    echo "$(date +%T) $(cut -d' ' -f1-3 /proc/loadavg) busy $((n - b)) run $((v - u))"; b=$n; u=$v
+  done ) > "/tmp/$1.load" &
+mon=$!
 if mkdir -p "$cg" 2>/dev/null; then
   ( echo $BASHPID > "$cg/cgroup.procs"; exec /usr/bin/time -v env CI=true bash .ci/run ) >> "/tmp/$1.log" 2>&1
 else
