@@ -83,8 +83,8 @@ def _fit_for_column(fig, size=None):
 
 def png_info(data):
     """The text chunks of a PNG made by :func:`figure_png` (``{"values": ..., ...}``)."""
-    image = Image.open(BytesIO(data))
-    return {key: json.loads(value) for key, value in image.text.items() if key.startswith("lib.")}
+    info = Image.open(BytesIO(data)).info  # the chunks before the pixels: no decoding
+    return {key: json.loads(value) for key, value in info.items() if key.startswith("lib.")}
 
 
 def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
@@ -103,11 +103,14 @@ def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
     ratio = 1 if fast else PIXEL_RATIO
     buffer = BytesIO()
     box = Bbox.from_extents(*bbox) if bbox is not None else "tight"
-    fig.savefig(buffer, format="png", dpi=CSS_PX_PER_IN * ratio, bbox_inches=box,
-                pil_kwargs={"compress_level": 1} if fast else {})
-    if fast and values is None:
+    final = fast and values is None
+    # an image read back to be encoded again goes through uncompressed TIFF: the same RGBA
+    # pixels as a PNG, without deflating and inflating the full-size image
+    fig.savefig(buffer, format="png" if final else "tiff", dpi=CSS_PX_PER_IN * ratio, bbox_inches=box,
+                pil_kwargs={"compress_level": 1} if final else {})
+    if final:
         return buffer.getvalue()
-    image = Image.open(BytesIO(buffer.getvalue()))
+    image = Image.open(buffer)
     if not fast:
         image = image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)
     if bbox is None:
