@@ -126,7 +126,6 @@ def expected_counts(net, data, sample_weight=None):
     X = net.encode(data, allow_missing=True)
     w = check_sample_weight(sample_weight, len(X))
     a = net.arrays
-    card = a.card
     if not np.any(X == MISSING):  # complete data: plain (weighted) counts
         counts = {n: _family_counts(net, X, i, a.parents[i], w).astype(float)
                   for i, n in enumerate(net.names)}
@@ -134,14 +133,28 @@ def expected_counts(net, data, sample_weight=None):
         if np.any(np.isneginf(ll) & (w > 0)):
             raise ValueError("a data row has probability zero under the network")
         return counts, float(np.dot(w, np.where(w > 0, ll, 0.0)))
-    counts = {n: np.zeros(net.cpt_shape(n)) for n in net.names}
-    loglik = 0.0
+    return _pattern_counts(net, _missing_patterns(X, w))
+
+
+def _missing_patterns(X, w):
+    """The encoded rows ``X`` grouped by which variables they miss: per group the
+    observed and missing variables, the distinct observed rows and their total weights
+    (the data's part of :func:`expected_counts`, the same in every E step of a fit)."""
+    groups = []
     masks, inv = unique_rows(X == MISSING, return_inverse=True)
     for g, mask in enumerate(masks):
-        rows = X[inv == g]
         obs, miss = np.flatnonzero(~mask), np.flatnonzero(mask)
-        pats, pinv = unique_rows(rows[:, obs], return_inverse=True)
-        pw = np.bincount(pinv.ravel(), weights=w[inv == g], minlength=len(pats))
+        pats, pinv = unique_rows(X[inv == g][:, obs], return_inverse=True)
+        groups.append((obs, miss, pats, np.bincount(pinv, weights=w[inv == g], minlength=len(pats))))
+    return groups
+
+
+def _pattern_counts(net, groups):
+    """:func:`expected_counts` over the groups of :func:`_missing_patterns`."""
+    card = net.arrays.card
+    counts = {n: np.zeros(net.cpt_shape(n)) for n in net.names}
+    loglik = 0.0
+    for obs, miss, pats, pw in groups:
         if math.prod(int(c) for c in card[miss]) * len(pats) <= 4_000_000:
             ll = _estep_joint(net, pats, obs, miss, pw, counts)
         else:
@@ -284,9 +297,11 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     tol = check_scalar(tol, "tol", low=0)
     X = net.encode(data, allow_missing=True)
+    # rows grouped by pattern once: only the CPTs change from one E step to the next
+    groups = _missing_patterns(X, np.ones(len(X))) if np.any(X == MISSING) else None
 
     def e_step(cpts):                     # the network holds ``cpts`` (set by m_step)
-        counts, ll = expected_counts(net, X)
+        counts, ll = expected_counts(net, X) if groups is None else _pattern_counts(net, groups)
         return ll, counts
 
     def m_step(cpts, counts):
