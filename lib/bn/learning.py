@@ -133,13 +133,17 @@ def expected_counts(net, data, sample_weight=None):
         if np.any(np.isneginf(ll) & (w > 0)):
             raise ValueError("a data row has probability zero under the network")
         return counts, float(np.dot(w, np.where(w > 0, ll, 0.0)))
-    return _pattern_counts(net, _missing_patterns(X, w))
+    return _pattern_counts(net, X, _missing_patterns(X, w))
 
 
-def _missing_patterns(X, w):
+def _missing_patterns(X, w=None):
     """The encoded rows ``X`` grouped by which variables they miss: per group the
     observed and missing variables, the distinct observed rows and their total weights
-    (the data's part of :func:`expected_counts`, the same in every E step of a fit)."""
+    (``w``, default 1 per row); None for complete data. The data's part of
+    :func:`expected_counts`, the same in every E step of a fit."""
+    if not np.any(X == MISSING):
+        return None
+    w = np.ones(len(X)) if w is None else w
     groups = []
     masks, inv = unique_rows(X == MISSING, return_inverse=True)
     for g, mask in enumerate(masks):
@@ -149,8 +153,10 @@ def _missing_patterns(X, w):
     return groups
 
 
-def _pattern_counts(net, groups):
-    """:func:`expected_counts` over the groups of :func:`_missing_patterns`."""
+def _pattern_counts(net, X, groups):
+    """:func:`expected_counts` of the rows ``X`` grouped by :func:`_missing_patterns`."""
+    if groups is None:
+        return expected_counts(net, X)
     card = net.arrays.card
     counts = {n: np.zeros(net.cpt_shape(n)) for n in net.names}
     loglik = 0.0
@@ -297,11 +303,10 @@ def fit_em(net, data, n_iter=50, pseudo_count=0.0, tol=1e-8):
     pseudo_count = check_scalar(pseudo_count, "pseudo_count", low=0)
     tol = check_scalar(tol, "tol", low=0)
     X = net.encode(data, allow_missing=True)
-    # rows grouped by pattern once: only the CPTs change from one E step to the next
-    groups = _missing_patterns(X, np.ones(len(X))) if np.any(X == MISSING) else None
+    groups = _missing_patterns(X)         # the rows grouped once: only the CPTs change
 
     def e_step(cpts):                     # the network holds ``cpts`` (set by m_step)
-        counts, ll = expected_counts(net, X) if groups is None else _pattern_counts(net, groups)
+        counts, ll = _pattern_counts(net, X, groups)    # = expected_counts(net, X)
         return ll, counts
 
     def m_step(cpts, counts):
