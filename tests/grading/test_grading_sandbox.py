@@ -608,22 +608,24 @@ def test_without_root_there_are_no_cgroups_and_the_run_says_so(monkeypatch):
     assert limits.Cgroups(2**30, 64).missing == "not root (cgroups need root)"
 
 
-VICTIM_WORK = "work = sum(i * i for i in range(25_000_000))  # about 2 s of one core"
+VICTIM_WORK = "work = sum(i * i for i in range(6_000_000))  # about 0.5 s of one core"
+VICTIM_CELL_S, HOGS_S = 10, 20  # the victim's cell limit; how long the hogs run (longer)
 # Busy processes, each in its own session, until the submission's process limit stops the
-# loop: two stay until the grader removes them, the others end by themselves after 45 s.
-CPU_HOG = ("import subprocess\nhogs = [subprocess.Popen(['timeout', '150' if i < 2 else '45', 'sh', '-c',"
-           " 'while :; do :; done'], start_new_session=True) for i in range(120)]")
+# loop: two stay until the grader removes them, the others end by themselves after HOGS_S.
+CPU_HOG = ("import subprocess\nhogs = [subprocess.Popen(['timeout', '150' if i < 2 else '%d', 'sh', '-c',"
+           " 'while :; do :; done'], start_new_session=True) for i in range(120)]" % HOGS_S)
 
 
 @pytest.mark.slow
 @needs_bwrap
 def test_a_cpu_hog_with_many_sessions_cannot_starve_its_neighbour(released, tmp_path):
     """About 120 busy processes, each in its own session, next to an honest submission
-    whose q2 cell needs about 2 s of CPU: with one equal CPU share per submission it
-    finishes well inside its 30 s cell limit (without, it gets about 1/120 of the
-    machine while the hogs run, 45 s, times out and loses q2: checked by hand with the
-    cpu controller left out, 2026-11-27, the victim scored 5 of 8). The two hogs that
-    outlive the hog's notebook are removed by the grader."""
+    whose q2 cell needs about 0.5 s of CPU: with one equal CPU share per submission it
+    finishes well inside its 10 s cell limit (without, it gets about 1/120 of the
+    machine while the hogs run, 20 s, times out and loses q2: checked by hand with the
+    cpu controller left out (``limits.V1`` without "cpu"), 2026-11-29, the victim scored
+    5 of 8; the same with 2 s, 30 s and 45 s on 2026-11-27, which burnt twice the CPU).
+    The two hogs that outlive the hog's notebook are removed by the grader."""
     if os.geteuid() != 0:
         pytest.skip("CPU shares need cgroups, which need root (see instructors.md)")
     subs = tmp_path / "subs"
@@ -631,7 +633,7 @@ def test_a_cpu_hog_with_many_sessions_cannot_starve_its_neighbour(released, tmp_
     nbformat.write(add_cell(answered(released[0]), CPU_HOG, "q1"), subs / "hog.ipynb")
     victim = answered(released[0], q2=VICTIM_WORK + "\n" + ANSWERS["q2"])  # a timeout costs q2
     nbformat.write(victim, subs / "victim.ipynb")
-    results = grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=30, timeout=200)
+    results = grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=VICTIM_CELL_S, timeout=200)
     victim = next(r for r in results if r["id"] == "victim")
     assert victim["score"] == 8 and victim["output"] == "", victim
     assert not _processes(b"while :; do :; done")
