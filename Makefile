@@ -124,8 +124,10 @@ browser-assets:
 	else echo "npm not found: the browser tests will be skipped (CI installs it)"; fi
 
 # Chromium (Debian's) on the built site (browser-site, after the book), and a Binder-like
-# JupyterLab session on the launch notebooks (browser-lab: needs no book, one server per
-# worker).
+# JupyterLab session on the launch notebooks (browser-lab: needs no book; one process, so one
+# JupyterLab server and one Chromium for all its tests: a second worker cost a second
+# server, browser and JupyterLab page start for nothing, since `make test`'s other lines
+# fill the waits).
 LAB_TESTS := tests/browser/test_binder_session.py tests/browser/test_widget_latency.py
 BROWSER_ENV := BOOK_HTML=$(abspath $(BUILD))/html BOOK_NPM=$(abspath $(BUILD))/npm
 SITE_TESTS = $(BROWSER_ENV) $(BIN)/python -m pytest tests/browser $(LAB_TESTS:%=--ignore=%) -q \
@@ -134,7 +136,7 @@ SITE_TESTS = $(BROWSER_ENV) $(BIN)/python -m pytest tests/browser $(LAB_TESTS:%=
 browser: browser-lab browser-site
 
 browser-lab: browser-assets
-	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -n 2 --dist load -p no:cacheprovider --durations=15
+	$(BROWSER_ENV) $(BIN)/python -m pytest $(LAB_TESTS) -q -p no:cacheprovider --durations=15
 
 browser-site: browser-assets
 	@test -f $(BUILD)/html/index.html || $(MAKE) book

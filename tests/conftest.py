@@ -17,7 +17,7 @@ is expensive (a hub, a sandbox batch, a venv) marks itself ``xdist_group``, so t
 worker runs it in order and makes the fixture once; tests/launch/test_launch.py is three
 groups (the Binder route, the Colab route, the rest of the file), so that the two venvs
 run side by side; tests without a group go one by one to the next free worker. The
-JupyterLab tests need no group: each browser-lab worker starts one server for its tests.
+JupyterLab tests need no group: browser-lab runs in one process, with one server.
 """
 
 # `make unit` passes --doctest-modules (for lib/): the two conftest.py files are plugins,

@@ -7,7 +7,9 @@ tests import. In it:
 
 * lib's doctests and lib's own unit test files (``lib_test_files``: every tests/lib/test_*.py
   that imports one of lib's algorithm modules and nothing of the book and grading tooling),
-  with `make unit`'s markers, two workers (about 2 min 15 s of CPU). ``MIN_DEPS_UNIT=all``
+  with `make unit`'s markers, in one process (about 2 min of CPU; two pytest-xdist workers
+  took 15 % more, each importing everything again, and `make test`'s other lines fill the
+  cores anyway). ``MIN_DEPS_UNIT=all``
   runs all of `make unit` there (about 3 min 15 s of CPU); its book, docs and publishing
   tests fail there for want of the tools the floor set leaves out (jupyter_cache, docutils,
   sphinx_book_theme, nbgitpuller, ruff);
@@ -116,7 +118,7 @@ def test_lib_test_files_are_read_from_the_tree():
 
 def test_libs_unit_tests_pass_at_the_floors(python):
     files = ["tests"] if os.environ.get("MIN_DEPS_UNIT") == "all" else [f"tests/lib/{f}" for f in lib_test_files()]
-    result = run(python, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-m", "not slow and not browser",
+    result = run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser",
                  *files, "--doctest-modules", "lib")
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
