@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from binder_env import binder_imports, binder_runs, widget_cells
+from binder_env import binder_imports, binder_runs, nested_modules, widget_cells
 
 TESTS = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("tests_conftest", TESTS / "conftest.py")  # not tests/browser's
@@ -131,6 +131,19 @@ def test_binder_runs_all_of_a_notebook_whose_code_depends_on_what_is_installed(t
         path = notebook(tmp_path, "import numpy as np", guarded, "x = 1")
         assert binder_imports(path) is None
         assert binder_runs([path]) == [(nbformat.read(path, as_version=4), [path])]
+
+
+def test_a_guarded_import_the_binder_venv_can_make_runs_as_an_import(tmp_path):
+    """With ``missing`` known, only a guarded import of a module the venv lacks makes the
+    notebook run whole; one it has runs with the other imports (the book build, with the
+    same versions, took the same branch)."""
+    path = notebook(tmp_path, "import numpy as np", "try:\n    from sklearn.svm import SVC\nexcept ImportError:\n    SVC = None",
+                    "def fit():\n    import pgmpy.estimators\n    return pgmpy")
+    assert binder_imports(path, missing=set()) == ["import numpy as np", "from sklearn.svm import SVC",
+                                                   "import pgmpy.estimators"]
+    assert binder_imports(path, missing={"pgmpy"}) is None
+    assert binder_imports(path, missing={"scipy"}) is not None
+    assert nested_modules([path]) == {"sklearn", "pgmpy"}
 
 
 def test_binder_runs_the_imports_of_all_other_notebooks_in_one_kernel(tmp_path):

@@ -256,35 +256,68 @@ def _code(cell):
     return "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
-def binder_imports(notebook):
+def _modules(node):
+    """The top-level modules an import statement names."""
+    if isinstance(node, ast.ImportFrom):
+        return {(node.module or "").split(".")[0]}
+    return {alias.name.split(".")[0] for alias in node.names}
+
+
+def _imports(cell):
+    """``(top, nested)``: a code cell's import statements at its top level, and those inside
+    a ``try``, ``if``, function or other block."""
+    body = ast.parse(_code(cell)).body
+    top = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    nested = [n for s in body if s not in top for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return top, nested
+
+
+def nested_modules(notebooks):
+    """The top-level modules that ``notebooks`` import inside a block (a guarded import)."""
+    return set().union(*(_modules(n) for path in notebooks
+                         for cell in nbformat.read(path, as_version=4).cells[1:] if cell.cell_type == "code"
+                         for n in _imports(cell)[1]))
+
+
+def missing_modules(python, modules, **env):
+    """Those of ``modules`` (top-level names) that ``python``'s venv cannot import."""
+    script = "import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
+    out = subprocess.run([str(python), "-c", script, *sorted(modules)], cwd="/", capture_output=True, text=True,
+                         check=True, env={**os.environ, **env}).stdout
+    return set(out.split())
+
+
+def binder_imports(notebook, missing=None):
     """What the Binder route runs of ``notebook`` (a path, or a notebook read) besides its
-    set-up cell: ``None`` when all of it runs (its code depends on what is installed: an
-    import inside a ``try``, ``if`` or function, where the book build, which has
-    scikit-learn, takes the other branch), else the import statements of its code cells
-    (IPython magics and shell lines left out)."""
+    set-up cell: ``None`` when all of it runs (its code depends on what is installed: it
+    imports, inside a ``try``, ``if`` or function, a module the Binder venv lacks, so it
+    takes another branch there than in the book build; ``missing``: the top-level module
+    names the venv lacks, None when not known, so that any guarded import counts), else
+    the import statements of its code cells, guarded ones included (IPython magics and
+    shell lines left out)."""
     nb = notebook if isinstance(notebook, nbformat.NotebookNode) else nbformat.read(notebook, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].id == "course-setup", notebook
     statements = []
     for cell in code[1:]:
-        body = ast.parse(_code(cell)).body
-        imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
-        if sum(isinstance(n, (ast.Import, ast.ImportFrom)) for s in body for n in ast.walk(s)) > len(imports):
+        top, nested = _imports(cell)
+        if any(missing is None or _modules(node) & missing for node in nested):
             return None
-        statements += [ast.unparse(node) for node in imports]
+        statements += [ast.unparse(node) for node in top + nested]
     return list(dict.fromkeys(statements))
 
 
-def binder_runs(notebooks):
+def binder_runs(notebooks, missing=None):
     """What the Binder route runs for ``notebooks`` (which share one set-up cell), as
     ``[(notebook to run, the notebooks it stands for)]``: each notebook whose code depends
-    on what is installed, whole; then, for all the others, one notebook of the set-up cell
-    and, in one cell, the import statements of them all (an import works in the venv or
-    fails, whatever was imported before it), run in the first one's folder."""
+    on what is installed (:func:`binder_imports` with ``missing``), whole; then, for all
+    the others, one notebook of the set-up cell and, in one cell, the import statements of
+    them all (an import works in the venv or fails, whatever was imported before it), run
+    in the first one's folder."""
     runs, statements, covered = [], [], []
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
-        imports = binder_imports(nb)
+        imports = binder_imports(nb, missing)
         if imports is None:
             runs.append((nb, [path]))
         else:

@@ -17,9 +17,11 @@ differs from the book build's in what it runs:
   `-e .` in the clone would have it. Its packages are the book build's, same versions
   (asserted here), so the strict book build's execution of every notebook stands for
   running the code cells there; what Binder changes is what is installed. So a notebook
-  whose code depends on that (an import in a ``try``/``if``: the book build has
-  scikit-learn, Binder does not) runs top to bottom in a fresh Binder kernel; of the
-  others, the set-up cell and every import of every code cell run there, all in one
+  whose code depends on that (an import in a ``try``/``if`` or function of a module the
+  Binder venv lacks, where the book build takes the other branch) runs top to bottom in a
+  fresh Binder kernel; of the others (today all: Binder has scikit-learn and pgmpy, the
+  libraries the chapters guard, at the book build's versions, asserted here), the set-up
+  cell and every import of every code cell, guarded ones included, run there, all in one
   fresh kernel. (The JupyterLab session of tests/browser/ also runs the interactive
   figures in this venv.)
 
@@ -28,6 +30,7 @@ venv's python, tests/launch/binder_env.run_notebooks: one nbval process per rout
 fresh kernel per notebook): any error fails the test, and the report names the failing
 cell.
 """
+import importlib.metadata
 import re
 import shutil
 import subprocess
@@ -43,6 +46,8 @@ from binder_env import (
     binder_runs,
     colab_python,
     freeze,
+    missing_modules,
+    nested_modules,
     published_clone,
     run_notebooks,
 )
@@ -135,17 +140,26 @@ def test_runtime_dependencies_are_a_readers_not_the_graders():
     assert all(name in grade for name in ["nbclient", "nbformat", "ipykernel", "jupytext"])
 
 
-# What the notebooks' code depends on: the course library's runtime dependencies.
+# What the notebooks' code depends on: the course library's runtime dependencies, and the
+# distributions of what the notebooks import in a try/if or function (scikit-learn, pgmpy).
 RUNTIME = sorted({re.split(r"[<>=!~\[ ]", d)[0].lower()
                   for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]})
 
 
+def guarded_distributions(tree):
+    """The distributions (book build's venv) of the modules the notebooks import in a block."""
+    owners = importlib.metadata.packages_distributions()
+    return sorted({d.lower() for m in nested_modules([tree / n for n in NOTEBOOKS]) for d in owners.get(m, [])})
+
+
 @pytest.mark.xdist_group("binder")
 @pytest.mark.slow
-def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(binder):
+def test_binder_has_the_book_builds_versions_of_what_the_notebooks_use(tree, binder):
     python, _ = binder
     binder_versions, book_versions = freeze(python), freeze(sys.executable)
-    differ = {name: (binder_versions.get(name), book_versions.get(name)) for name in RUNTIME
+    guarded = guarded_distributions(tree)
+    assert {"scikit-learn", "pgmpy"} <= set(guarded), guarded
+    differ = {name: (binder_versions.get(name), book_versions.get(name)) for name in RUNTIME + guarded
               if binder_versions.get(name) != book_versions.get(name)}
     assert not differ, ("Binder's versions (first) differ from the book build's: the book build no longer "
                         f"stands for running the notebooks on Binder: {differ}")
@@ -158,8 +172,10 @@ def binder_results(tree, binder):
     stands for."""
     python, env = binder
     results = {}
+    paths = [tree / n for n in NOTEBOOKS]
+    missing = missing_modules(python, nested_modules(paths), **env)  # guarded imports Binder cannot make
     runs = {notebooks[0].with_name(f"binder-{notebooks[0].name}"): (nb, notebooks)  # same folder, same paths
-            for nb, notebooks in binder_runs([tree / n for n in NOTEBOOKS])}
+            for nb, notebooks in binder_runs(paths, missing)}
     for path, (nb, _) in runs.items():
         nbformat.write(nb, path)
     try:
