@@ -85,7 +85,7 @@ def write_section(rows):
              "fonts as they are; after MathJax typesetting, network idle). Frames of the "
              "explorers load only when a reader touches one, so they are not in a first visit. "
              f"Budget: {BUDGET_BYTES / 1e6:.1f} MB and {BUDGET_REQUESTS} requests per chapter page "
-             "(checked by tests/browser/test_site.py). Before this work (issue 15): 51-62 requests, "
+             "(checked by tests/browser/test_a11y.py, on the load of its desktop check). Before this work (issue 15): 51-62 requests, "
              "8.4-9.0 MB uncompressed per chapter page.", "",
              "| chapter | requests | transferred (gzip) | uncompressed | largest items (gzip) | JavaScript errors | met? |",
              "|---|---|---|---|---|---|---|"]

@@ -31,7 +31,9 @@ from site_checks import (
 )
 
 sys.path.insert(0, str(ROOT / "_ext"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import accessible  # noqa: E402
+from page_weight import BUDGET_BYTES, BUDGET_REQUESTS, Weight  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
@@ -47,7 +49,7 @@ RUN_AXE = """async tags => {
 }"""
 
 
-def open_site_page(browser, site_url, path, viewport, mode):
+def open_site_page(browser, site_url, path, viewport, mode, weight=None):
     if not (SITE / path).exists():
         pytest.skip(f"{path} is not in this build")
     if not AXE.exists():
@@ -56,6 +58,8 @@ def open_site_page(browser, site_url, path, viewport, mode):
                                   is_mobile=viewport == PHONE, has_touch=viewport == PHONE)
     recorder = Recorder(site_url)
     page = recorder.attach(context.new_page())
+    if weight is not None:  # what the first visit transfers (a new context: a cold cache)
+        page.on("response", weight.on_response)
     page.goto(f"{site_url}/{path}", wait_until="networkidle", timeout=90_000)  # a busy 2-core CI machine
     if page.locator("main .math").count():
         typeset(page)
@@ -71,6 +75,8 @@ def test_page_in_chromium(browser, site_url, path, size):
     """Every page at desktop and phone size, each loaded once and its maths typeset once,
     with the checks of that page and size run on it in turn:
 
+    * a chapter at desktop size, first: the weight of a first visit (check_weight: the
+      page's own load, with a cold cache, measured instead of loading it once more);
     * phone size: the layout and figure-text checks of test_site.check_phone;
     * desktop size: no broken formula (test_site.check_maths: no MathJax error, unknown
       macro or control character in the TeX);
@@ -83,9 +89,12 @@ def test_page_in_chromium(browser, site_url, path, size):
     * a chapter at desktop size: the explorers moved by keyboard (check_keyboard), then
       every control set to several positions (test_site.check_explorer_frames);
     * no JavaScript error but the known ones."""
-    context, page, recorder = open_site_page(browser, site_url, path, SIZES[size], MODES[0])
     chapter = path[len("chapters/"):-len(".html")] if path.startswith("chapters/") else None
+    weight = Weight() if chapter and size == "desktop" else None
+    context, page, recorder = open_site_page(browser, site_url, path, SIZES[size], MODES[0], weight)
     try:
+        if weight is not None:
+            check_weight(page, recorder, weight)
         if size == "phone":
             check_phone(page, path)
         else:  # (the formulas are the same at phone size)
@@ -117,6 +126,18 @@ def test_page_in_chromium(browser, site_url, path, size):
         raise
     finally:
         context.close()
+
+
+def check_weight(page, recorder, weight):
+    """A chapter's first visit, typeset, before anything on it is touched: at most 1.5 MB
+    (gzip) and 65 requests (benchmarks/page_weight.py, which `make bench` runs, records the
+    numbers in benchmarks/results.md)."""
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)
+    assert not recorder.blocked, recorder.blocked
+    biggest = ", ".join(f"{url.rsplit('/', 1)[-1][:40]} {size / 1e3:.0f} kB" for url, _, _, size in weight.largest(4))
+    assert weight.gzip_bytes <= BUDGET_BYTES, f"{weight.gzip_bytes / 1e6:.2f} MB; largest: {biggest}"
+    assert len(weight.items) <= BUDGET_REQUESTS, f"{len(weight.items)} requests"
 
 
 FRAME_STATE = """(explorer, img) => {

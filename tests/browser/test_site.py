@@ -4,11 +4,10 @@ Screenshots of every chapter are saved under `_build/screenshots/`.
 """
 import html
 import html.parser
-import sys
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import ROOT, SITE, Recorder
+from conftest import SITE, Recorder
 from site_checks import (
     BAD_MATHS,
     CHAPTERS,
@@ -21,9 +20,6 @@ from site_checks import (
     parse,
     typeset,
 )
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from page_weight import BUDGET_BYTES, BUDGET_REQUESTS, measure  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
@@ -94,17 +90,6 @@ def test_interactive_figures_are_plain_images_without_javascript(open_page, chap
         # no control that would move without changing the figure
         assert explorer.locator("input:visible, select:visible").count() == 0
         assert "live session" in explorer.inner_text()
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_page_weight_within_budget(browser, site_url, chapter):
-    """A first visit: at most 1.5 MB (gzip) and 65 requests (benchmarks/page_weight.py
-    records the numbers in benchmarks/results.md)."""
-    weight, recorder = measure(browser, site_url, f"chapters/{chapter}.html")
-    assert not recorder.blocked, recorder.blocked
-    biggest = ", ".join(f"{url.rsplit('/', 1)[-1][:40]} {size / 1e3:.0f} kB" for url, _, _, size in weight.largest(4))
-    assert weight.gzip_bytes <= BUDGET_BYTES, f"{weight.gzip_bytes / 1e6:.2f} MB; largest: {biggest}"
-    assert len(weight.items) <= BUDGET_REQUESTS, f"{len(weight.items)} requests"
 
 
 def test_search_finds_viterbi(open_page):
