@@ -132,8 +132,7 @@ def check_weight(page, recorder, weight):
     """A chapter's first visit, typeset, before anything on it is touched: at most 1.5 MB
     (gzip) and 65 requests (benchmarks/page_weight.py, which `make bench` runs, records the
     numbers in benchmarks/results.md)."""
-    page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(300)
+    page.wait_for_load_state("networkidle")  # the typeset maths fetched its fonts
     assert not recorder.blocked, recorder.blocked
     biggest = ", ".join(f"{url.rsplit('/', 1)[-1][:40]} {size / 1e3:.0f} kB" for url, _, _, size in weight.largest(4))
     assert weight.gzip_bytes <= BUDGET_BYTES, f"{weight.gzip_bytes / 1e6:.2f} MB; largest: {biggest}"
