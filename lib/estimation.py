@@ -37,7 +37,7 @@ __all__ = [
     "mle_bernoulli", "map_bernoulli", "BetaPosterior", "DirichletPosterior",
     "bernoulli_log_likelihood", "wrapper_counts", "wrapper_log_likelihood",
     "wrapper_mle", "gaussian_mle", "linear_gaussian_mle", "cross_entropy", "fit_logistic",
-    "grid_learner",
+    "fit_logistic_sets", "grid_learner",
     "n_params_full_table", "n_params_joint_given_class", "n_params_naive_bayes",
 ]
 
@@ -415,6 +415,71 @@ def fit_logistic(x, y, loss="cross_entropy"):
     res = minimize(objective, np.zeros(X.shape[1]), jac=True, method="BFGS",
                    options={"gtol": 1e-9, "maxiter": 1000})
     return res.x
+
+
+def fit_logistic_sets(xs, ys, loss="cross_entropy", gtol=1e-9, max_iter=500):
+    """:func:`fit_logistic` on each of S data sets at once: row s of ``xs`` and ``ys``.
+
+    ``xs`` and ``ys`` have shape (S, N) (one input per point); returns the (S, 2) array
+    of ``(w0, w1)``, the optimum :func:`fit_logistic` finds for each row (the tests
+    compare them to 1e-6). Instead of S runs of BFGS, one Newton iteration runs on all
+    sets together: for the cross entropy with its exact Hessian (convex: a few steps),
+    for the squared error with the Gauss-Newton matrix ``2 J^T J`` (the exact Hessian
+    need not be positive there), each step halved until the loss falls enough (Armijo),
+    until the largest gradient component is below ``gtol`` (BFGS's test) or a step no
+    longer moves the weights. About a hundred times faster than the loop over rows.
+
+    Used in: Chapter 2, section "Probability prediction: ML is cross entropy" (the
+    experiment repeated over 20 seeds).
+
+    >>> x = np.array([[-2., -1., 0., 1., 2.], [-2., -1., 0., 1., 2.]])
+    >>> y = np.array([[0, 0, 1, 0, 1], [0, 1, 0, 1, 1]])
+    >>> w = fit_logistic_sets(x, y)
+    >>> bool(np.allclose(w[1], fit_logistic(x[1], y[1]), atol=1e-6))
+    True
+    """
+    X = check_array(xs, "xs", ndim=2, min_features=2)
+    y = check_binary(ys, "ys", ndim=2).astype(float)
+    if X.shape != y.shape:
+        raise ValueError(f"xs and ys must have the same shape (sets, points), got {X.shape} and {y.shape}")
+    if np.any(y.min(axis=1) == y.max(axis=1)):
+        rows = np.flatnonzero(y.min(axis=1) == y.max(axis=1))
+        raise ValueError(f"each row of ys must contain both labels 0 and 1; rows {rows[:5].tolist()} do not")
+    if loss not in ("cross_entropy", "squared"):
+        raise ValueError(f"loss must be 'cross_entropy' or 'squared', got {loss!r}")
+    design = np.stack([np.ones_like(X), X], axis=-1)            # (S, N, 2)
+
+    def evaluate(w):                                             # loss, gradient, curvature per set
+        z = np.einsum("snk,sk->sn", design, w)
+        h = expit(z)
+        if loss == "cross_entropy":
+            f, r, d = np.sum(np.logaddexp(0, z) - y * z, axis=1), h - y, h * (1 - h)
+        else:
+            s = h * (1 - h)
+            f, r, d = np.sum((h - y) ** 2, axis=1), 2 * (h - y) * s, 2 * s * s
+        return f, np.einsum("snk,sn->sk", design, r), np.einsum("snk,sn,snl->skl", design, d, design)
+
+    w = np.zeros((len(X), 2))
+    f, g, H = evaluate(w)
+    active = np.ones(len(X), bool)
+    for _ in range(max_iter):
+        active &= np.abs(g).max(axis=1) > gtol
+        if not active.any():
+            return w
+        step = -np.linalg.solve(H + 1e-12 * np.eye(2), g[..., None])[..., 0]
+        step[~active] = 0
+        t = np.ones(len(X))
+        for _ in range(60):                                      # backtracking, per set
+            f_new, g_new, H_new = evaluate(w + t[:, None] * step)
+            short = active & (f_new > f + 1e-4 * t * np.sum(g * step, axis=1) + 1e-13 * np.abs(f))
+            if not short.any():
+                break
+            t[short] /= 2
+        moved = np.abs(t[:, None] * step).max(axis=1) > 1e-13
+        w, f, g, H = w + t[:, None] * step, f_new, g_new, H_new
+        active &= moved
+    raise RuntimeError(f"fit_logistic_sets: {int(active.sum())} of {len(X)} sets did not converge "
+                       f"in {max_iter} iterations")
 
 
 # ------------------------------------------------------------- parameter counting

@@ -88,8 +88,10 @@ case("alice smith.ipynb", ZERO, {q: "failed" for q in FULL})(lambda s, i: answer
 case("blank.ipynb", ZERO, {q: "error" for q in FULL})(lambda s, i: nbformat.read(s, as_version=4))
 case("raises.ipynb", {"q1": 0, "q2": 0}, {"q1": "error", "q2": "error"})(lambda s, i: answered(
     s, q1="answer_q1 = 1 / 0", q2=PREDICTIVE.format(pre="raise ValueError('no')")))
+# a cell that never ends and ignores the interrupt: it waits (sleeps), since the limit is on
+# time, not CPU; loop_in_function is the busy loop, and the CPU hog test the busy neighbours
 case("loop_top_level.ipynb", {"q3": 0}, {"q3": "timeout"})(lambda s, i: answered(
-    s, q3="import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"))
+    s, q3="import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.1)"))
 case("loop_in_function.ipynb", {"q2": 0}, {"q2": "timeout"})(lambda s, i: answered(
     s, q2=PREDICTIVE.format(pre="while len(data) > 1:\n        pass")))
 case("sys_exit.ipynb", {"q2": 0}, {"q1": "passed", "q2": "error"})(lambda s, i: answered(
@@ -678,7 +680,9 @@ def test_unsafe_mode_says_so_and_still_grades_with_limits(released, tmp_path, mo
     subs = tmp_path / "subs"
     subs.mkdir()
     nbformat.write(answered(released[0]), subs / "honest.ipynb")
-    nbformat.write(add_cell(answered(released[0]), "while True:\n    pass", "q1"), subs / "slow.ipynb")
+    # a cell that never ends (waiting, not burning a core for the 20 s)
+    nbformat.write(add_cell(answered(released[0]), "import time\nwhile True:\n    time.sleep(0.1)", "q1"),
+                   subs / "slow.ipynb")
     results = grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=60, timeout=20,
                     unsafe_no_sandbox=True)
     assert "WARNING: graded WITHOUT a sandbox" in capfd.readouterr().err

@@ -9,6 +9,7 @@ from lib.estimation import (
     bernoulli_log_likelihood,
     cross_entropy,
     fit_logistic,
+    fit_logistic_sets,
     gaussian_mle,
     grid_learner,
     linear_gaussian_mle,
@@ -383,6 +384,13 @@ def test_dirichlet_mean_of_huge_parameters():
     (lambda: fit_logistic(["a", "b"], [0, 1]), TypeError, "x must hold real numbers"),
     (lambda: fit_logistic([0, 1, 2], [0, 1, 1], loss="hinge"), ValueError,
      "loss must be 'cross_entropy' or 'squared', got 'hinge'"),
+    (lambda: fit_logistic_sets([0, 1, 2], [0, 1, 1]), ValueError, r"xs must be a 2-D array, got shape \(3,\)"),
+    (lambda: fit_logistic_sets([[0, 1, 2]], [[0, 1]]), ValueError,
+     r"xs and ys must have the same shape \(sets, points\), got \(1, 3\) and \(1, 2\)"),
+    (lambda: fit_logistic_sets([[0, 1], [0, 1]], [[0, 1], [1, 1]]), ValueError, r"both labels 0 and 1; rows \[1\]"),
+    (lambda: fit_logistic_sets([[0, 1]], [[0, 2]]), ValueError, "ys must hold 0/1 labels"),
+    (lambda: fit_logistic_sets([[0, np.inf]], [[0, 1]]), ValueError, "xs must be finite, got 1 infinite value"),
+    (lambda: fit_logistic_sets([[0, 1]], [[0, 1]], loss="hinge"), ValueError, "loss must be"),
 ])
 def test_bad_input_kinds(call, error, match):
     with pytest.raises(error, match=match):
@@ -486,6 +494,20 @@ def test_squared_error_fit_matches_scipy_curve_fit(seed):
     # and it differs from the maximum-likelihood fit, which has a larger squared error
     w_ce = fit_logistic(x, y)
     assert sse(w_ce) > sse(w) and cross_entropy(y, sigmoid(x, *w_ce)) < cross_entropy(y, sigmoid(x, *w))
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "squared"])
+def test_fit_logistic_sets_finds_fit_logistics_optimum_for_every_set(loss):
+    # Chapter 2's 20-seed experiment: 400 sets of 100 points, with the squared error's
+    # runaway fits (distance > 3 from the truth) among them
+    rng = np.random.default_rng(6)
+    xs = rng.uniform(-3, 3, size=(400, 100))
+    ys = (rng.random((400, 100)) < 1 / (1 + np.exp(-(-0.5 + xs)))).astype(float)
+    w = fit_logistic_sets(xs, ys, loss=loss)
+    loop = np.array([fit_logistic(a, b, loss=loss) for a, b in zip(xs, ys)])
+    distances = np.linalg.norm(loop - (-0.5, 1.0), axis=1)
+    assert (np.sum(distances > 3) == 5) == (loss == "squared")
+    np.testing.assert_allclose(w, loop, atol=1e-6)
 
 
 def test_loss_figures_draw():
