@@ -41,11 +41,26 @@ AXE = NPM / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
 MODES = ["light", "dark"]
-RUN_AXE = """async tags => {
-  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
-  return result.violations.map(v => `${v.id} (${v.impact}): ${v.help}\\n` + v.nodes.slice(0, 8).map(
+# "1" for an element the browser renders (visibility and opacity included), else "0"
+RENDERED = "e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}) ? '1' : '0'"
+# The rules of TAGS whose result depends on colours (axe-core's rule list): in a second colour
+# scheme only these can change, unless the scheme also shows or hides elements (the theme's
+# only-light and only-dark logos), which are then checked with every rule.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+# axe on the page, as failure messages. `baseline`: the rendered/hidden state of every element
+# (RENDERED) in the first scheme: then the colour rules on the page, and every rule of TAGS on
+# the elements whose state differs (none: that part is skipped).
+RUN_AXE = """async ([tags, colourRules, baseline]) => {
+  const report = result => result.violations.map(v => `${v.id} (${v.impact}): ${v.help}\\n` + v.nodes.slice(0, 8).map(
       n => `    ${n.target.join(' ')}: ${(n.failureSummary || '').split('\\n').slice(1, 2).join(' ').trim()}`).join('\\n')
       + (v.nodes.length > 8 ? `\\n    ... ${v.nodes.length} elements in all` : ''));
+  const all = {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']};
+  if (baseline === null) return report(await axe.run(document, all));
+  const elements = [...document.querySelectorAll('*')];
+  if (elements.length !== baseline.length) return report(await axe.run(document, all));  // another DOM
+  const changed = elements.filter((e, i) => (""" + RENDERED + """)(e) !== baseline[i]);
+  const out = report(await axe.run(document, {runOnly: {type: 'rule', values: colourRules}, resultTypes: ['violations']}));
+  return changed.length ? out.concat(report(await axe.run({include: changed}, all))) : out;
 }"""
 
 
@@ -85,7 +100,9 @@ def test_page_in_chromium(browser, site_url, path, size):
       touched; a failing page is saved whole to _build/screenshots/FAILED-*.png;
     * WCAG 2.1 A/AA (axe) in light mode, then in dark mode: the reader's colour scheme
       switched on the same page (the theme follows it live, as when a phone turns to dark
-      mode at dusk); no formula in the Tab order;
+      mode at dusk), where what the scheme changes is checked again (axe_in_each_mode: the
+      colour rules, and every rule on the elements it shows or hides); no formula in the
+      Tab order;
     * a chapter at desktop size: the explorers moved by keyboard (check_keyboard), then
       every control set to several positions (test_site.check_explorer_frames);
     * no JavaScript error but the known ones."""
@@ -101,14 +118,7 @@ def test_page_in_chromium(browser, site_url, path, size):
             check_maths(page, path)
             if chapter:
                 check_renders(page, recorder, chapter)
-        page.add_script_tag(path=str(AXE))
-        for mode in MODES:
-            page.emulate_media(color_scheme=mode)
-            page.wait_for_function("mode => document.documentElement.dataset.theme === mode", arg=mode)
-            # the colours are final: no CSS transition (buttons fade over 0.15 s) still running
-            page.wait_for_function("() => !document.getAnimations().some(a => a instanceof CSSTransition"
-                                   " && a.playState === 'running')")
-            violations = page.evaluate(RUN_AXE, TAGS)
+        for mode, violations in axe_in_each_mode(page):
             assert not violations, f"{path} at {size} in {mode} mode:\n" + "\n".join(violations)
         # math is read from MathJax's MathML, not Tab-stepped formula by formula (README):
         # a formula is a Tab stop only as a scroll box wider than the column
@@ -126,6 +136,25 @@ def test_page_in_chromium(browser, site_url, path, size):
         raise
     finally:
         context.close()
+
+
+def axe_in_each_mode(page):
+    """``[(mode, violations)]``: axe in light mode, then in dark mode on the same page. In
+    dark mode only what the colour scheme can change is checked again: the colour rules on
+    the whole page, and every rule on the elements that dark mode shows or hides (a page
+    that changes otherwise is checked whole again)."""
+    page.add_script_tag(path=str(AXE))
+    results, baseline = [], None
+    for mode in MODES:
+        page.emulate_media(color_scheme=mode)
+        page.wait_for_function("mode => document.documentElement.dataset.theme === mode", arg=mode)
+        # the colours are final: no CSS transition (buttons fade over 0.15 s) still running
+        page.wait_for_function("() => !document.getAnimations().some(a => a instanceof CSSTransition"
+                               " && a.playState === 'running')")
+        results.append((mode, page.evaluate(RUN_AXE, [TAGS, COLOUR_RULES, baseline])))
+        if baseline is None:
+            baseline = page.evaluate(f"() => [...document.querySelectorAll('*')].map({RENDERED})")
+    return results
 
 
 def check_weight(page, recorder, weight):
@@ -250,6 +279,34 @@ def test_explorer_script_keeps_alt_of_frames_without_description(browser):
         page.keyboard.press("ArrowLeft")
         assert page.locator("img").get_attribute("src").endswith("#a0.5")
         assert page.locator("img").get_attribute("alt") == "default description"
+    finally:
+        context.close()
+
+
+# Dark mode shows an image without alt text and dims a paragraph below AA contrast; the
+# theme's attribute follows the scheme, as the pydata theme's does.
+DARK_ONLY_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Modes</title><style>
+ .only-dark {{display: none}}
+ @media (prefers-color-scheme: dark) {{ .only-dark {{display: inline}} body {{background: #000; color: #fff}}
+   p.dim {{color: #333}} }}
+</style></head><body><main><h1>Modes</h1><p class="dim">A paragraph</p><p>Another</p>
+<img class="only-dark" src="{pixel}" width="20" height="20"></main>
+<script>const q = matchMedia('(prefers-color-scheme: dark)');
+const set = () => {{ document.documentElement.dataset.theme = q.matches ? 'dark' : 'light'; }};
+set(); q.addEventListener('change', set);</script></body></html>"""
+
+
+@pytest.mark.browser
+def test_dark_mode_checks_its_colours_and_the_elements_it_shows(browser):
+    """axe_in_each_mode checks in dark mode only the colour rules on the whole page and
+    every rule on what dark mode shows or hides: both kinds of violation are still found."""
+    context = browser.new_context(color_scheme="light")
+    try:
+        page = context.new_page()
+        page.set_content(DARK_ONLY_PAGE.format(pixel=PIXEL))
+        (light, clean), (dark, found) = axe_in_each_mode(page)
+        assert (light, clean, dark) == ("light", [], "dark")
+        assert sorted(v.split(" ")[0] for v in found) == ["color-contrast", "image-alt"], found
     finally:
         context.close()
 
