@@ -7,10 +7,18 @@
 # As root with cgroup v1's cpuacct, the run is in a cgroup of its own and the log ends with
 # the CPU of every process it started ("cgroup CPU"): servers, kernels, Chromium and
 # sandboxes that outlive their parent included, which /usr/bin/time does not count.
+# The machine's speed, before and after ("calibration"): the median CPU seconds of a fixed
+# pure-Python loop over three tries (3.3-3.6 s on this VM at idle), to tell a slow machine
+# from a slow suite.
 repo=$(cd "$(dirname "$0")/.." && pwd)
 d=$(mktemp -d) && git clone -q "$repo" "$d/c" && ln -s "$(cd "$repo/../shared" && pwd)" "$d/shared"
 echo "$d" > "/tmp/$1.dir"
+calibrate() { for _ in 1 2 3; do python3 -c 'import time
+t = time.process_time(); s = 0
+for i in range(30_000_000): s += i * i
+print(round(time.process_time() - t, 2))'; done | sort -n | sed -n 2p; }
 cd "$d/c" && git log --oneline -1 > "/tmp/$1.log" && uptime >> "/tmp/$1.log"
+echo "calibration before: $(calibrate) s" >> "/tmp/$1.log"
 cg=/sys/fs/cgroup/cpuacct/time-make-test-$1-$$
 busy() { awk '/^cpu /{print int(($2 + $3 + $4 + $7 + $8) / 100)}' /proc/stat; }
 ( b=$(busy); u=0; while sleep 20; do
@@ -25,4 +33,5 @@ else
 fi
 echo "rc $?" >> "/tmp/$1.log"
 [ -f "$cg/cpuacct.usage" ] && sleep 2 && echo "cgroup CPU $(( $(cat "$cg/cpuacct.usage") / 1000000000 )) s" >> "/tmp/$1.log"
+echo "calibration after: $(calibrate) s" >> "/tmp/$1.log"
 kill $mon
