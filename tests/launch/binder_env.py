@@ -4,7 +4,7 @@
   does (``pip install -r binder/requirements.txt`` from the repository root), plus nbval;
 * ``colab_python(where)``: a venv with what Colab has preinstalled (its old ipykernel,
   jupyter_client, ipywidgets, IPython and classic notebook, numpy, scipy, matplotlib,
-  pandas), plus nbval, without the course: the notebook's own set-up cell must install it;
+  pandas, scikit-learn), plus nbval, without the course: the notebook's own set-up cell must install it;
 * ``run_notebooks()``: notebooks run by one ``pytest --nbval-lax`` in one of those venvs;
 * ``launch_tree()``: the `notebooks` branch the buttons open (tools/export_notebooks.py);
 * ``publish()`` / ``published_clone()``: that tree published with tools/publish_notebooks.sh
@@ -45,7 +45,9 @@ REPO_NAME = CONFIG["repository"]["url"].rstrip("/").split("/")[-1]  # nbgitpulle
 # on this machine's Python. The set-up cell must leave every one of them as it is.
 COLAB = ["ipykernel==6.17.1", "jupyter_client==7.4.9", "ipywidgets==7.7.1", "ipython==7.34.0",
          "notebook==6.5.7", "traitlets==5.7.1", "tornado==6.4.2", "numpy==2.0.2", "scipy==1.14.1",
-         "matplotlib==3.10.0", "pandas==2.2.2", "numba==0.60.0"]
+         "matplotlib==3.10.0", "pandas==2.2.2", "numba==0.60.0",
+         # scikit-learn too: the chapters' comparisons with it run there at Colab's version
+         "scikit-learn==1.6.1", "joblib==1.4.2", "threadpoolctl==3.6.0"]
 
 # A course JupyterHub (tests/launch/test_hub.py): the hub, JupyterLab as its single-user server,
 # nbgitpuller for the launch links, jupyterlab-myst and ipywidgets' front end (README,
