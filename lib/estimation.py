@@ -389,21 +389,6 @@ def _check_loss(loss):
         raise ValueError(f"loss must be 'cross_entropy' or 'squared', got {loss!r}")
 
 
-def _logistic_loss(design, y, w, loss):
-    """``loss`` of the logistic model at ``w``, its gradient and the curvature weights ``d``
-    (``design^T diag(d) design`` is the Hessian of the cross entropy, the Gauss-Newton
-    matrix of the squared error), for ``design`` (..., N, p), ``y`` (..., N), ``w`` (..., p):
-    one data set or a stack of them."""
-    z = np.einsum("...np,...p->...n", design, w)
-    h = expit(z)
-    if loss == "cross_entropy":                     # sum log(1 + e^z) - y z, stable form
-        f, r, d = np.sum(np.logaddexp(0, z) - y * z, axis=-1), h - y, h * (1 - h)
-    else:
-        s = h * (1 - h)
-        f, r, d = np.sum((h - y) ** 2, axis=-1), 2 * (h - y) * s, 2 * s * s
-    return f, np.einsum("...np,...n->...p", design, r), d
-
-
 def fit_logistic(x, y, loss="cross_entropy"):
     """Fit ``h(x) = 1 / (1 + exp(-(w0 + w @ x)))`` to 0/1 labels by minimising ``loss``.
 
@@ -423,7 +408,15 @@ def fit_logistic(x, y, loss="cross_entropy"):
     if y.min() == y.max():
         raise ValueError("y must contain both labels 0 and 1 to fit a probability model")
     _check_loss(loss)
-    res = minimize(lambda w: _logistic_loss(X, y, w, loss)[:2], np.zeros(X.shape[1]), jac=True, method="BFGS",
+
+    def objective(w):
+        z = X @ w
+        h = expit(z)
+        if loss == "cross_entropy":                 # sum log(1 + e^z) - y z, stable form
+            return np.sum(np.logaddexp(0, z) - y * z), X.T @ (h - y)
+        return np.sum((h - y) ** 2), X.T @ (2 * (h - y) * h * (1 - h))
+
+    res = minimize(objective, np.zeros(X.shape[1]), jac=True, method="BFGS",
                    options={"gtol": 1e-9, "maxiter": 1000})
     return res.x
 
@@ -454,8 +447,19 @@ def fit_logistic_sets(xs, ys, loss="cross_entropy", gtol=1e-9, max_iter=500):
         raise ValueError(f"each row of ys must contain both labels 0 and 1; rows {rows[:5].tolist()} do not")
     _check_loss(loss)
     design = np.stack([np.ones_like(X), X], axis=-1)            # (S, N, 2)
+
+    def evaluate(w):   # fit_logistic's objective per set (shown in the chapter), and curvature weights
+        z = np.einsum("snk,sk->sn", design, w)
+        h = expit(z)
+        if loss == "cross_entropy":
+            f, r, d = np.sum(np.logaddexp(0, z) - y * z, axis=1), h - y, h * (1 - h)
+        else:
+            s = h * (1 - h)
+            f, r, d = np.sum((h - y) ** 2, axis=1), 2 * (h - y) * s, 2 * s * s
+        return f, np.einsum("snk,sn->sk", design, r), d
+
     w = np.zeros((len(X), 2))
-    f, g, d = _logistic_loss(design, y, w, loss)
+    f, g, d = evaluate(w)
     active = np.ones(len(X), bool)
     for _ in range(max_iter):
         active &= np.abs(g).max(axis=1) > gtol
@@ -466,7 +470,7 @@ def fit_logistic_sets(xs, ys, loss="cross_entropy", gtol=1e-9, max_iter=500):
         step[~active] = 0
         t = np.ones(len(X))
         for _ in range(60):                                      # backtracking, per set
-            f_new, g_new, d_new = _logistic_loss(design, y, w + t[:, None] * step, loss)
+            f_new, g_new, d_new = evaluate(w + t[:, None] * step)
             short = active & (f_new > f + 1e-4 * t * np.sum(g * step, axis=1) + 1e-13 * np.abs(f))
             if not short.any():
                 break
