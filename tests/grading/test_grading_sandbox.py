@@ -614,8 +614,10 @@ VICTIM_WORK = "work = sum(i * i for i in range(6_000_000))  # about 0.5 s of one
 VICTIM_CELL_S, HOGS_S = 10, 20  # the victim's cell limit; how long the hogs run (longer)
 # Busy processes, each in its own session, until the submission's process limit stops the
 # loop: two stay until the grader removes them, the others end by themselves after HOGS_S.
+# (the no-op `:` carries this run's MARK, so the check finds this test's hogs, not another run's)
+HOG_LOOP = f"while :; do : {MARK}; done"
 CPU_HOG = ("import subprocess\nhogs = [subprocess.Popen(['timeout', '150' if i < 2 else '%d', 'sh', '-c',"
-           " 'while :; do :; done'], start_new_session=True) for i in range(120)]" % HOGS_S)
+           " %r], start_new_session=True) for i in range(120)]" % (HOGS_S, HOG_LOOP))
 
 
 @pytest.mark.slow
@@ -638,7 +640,7 @@ def test_a_cpu_hog_with_many_sessions_cannot_starve_its_neighbour(released, tmp_
     results = grade(SOURCE, subs, tmp_path / "out", workers=2, cell_timeout=VICTIM_CELL_S, timeout=200)
     victim = next(r for r in results if r["id"] == "victim")
     assert victim["score"] == 8 and victim["output"] == "", victim
-    assert not _processes(b"while :; do :; done")
+    assert not _processes(HOG_LOOP.encode())
 
 
 # --- refusal and the unsafe mode -----------------------------------------------------------
