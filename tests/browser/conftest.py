@@ -175,3 +175,14 @@ def lab(tmp_path_factory, browser):
         server.wait(timeout=20)
     except subprocess.TimeoutExpired:
         server.kill()
+
+
+@pytest.fixture(scope="session")
+def lab_page(lab, browser):
+    """The session's one JupyterLab page on the ``lab`` server (lab_session.LabPage):
+    ``lab_page.open(path)`` shows a notebook of ``lab``'s folder with its kernel started."""
+    from lab_session import LabPage
+
+    tab = LabPage(browser, lab[0])
+    yield tab
+    tab.close()

@@ -15,16 +15,45 @@ RAW_MYST = re.compile(r"\{(cite|ref|numref|eq|doc|term|glue|literalinclude|solut
                       r"|^\([\w.:-]+\)=|Unknown (role|directive)|Undefined control sequence|ParseError", re.M | re.I)
 
 
-def open_notebook(browser, url, path):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(f"{url}/lab/tree/{path}?token={TOKEN}&reset")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel",
-                           timeout=120_000, polling=POLL_MS)
-    return context, page
+class LabPage:
+    """One JupyterLab page in Chromium for the session's notebooks, as a reader's tab.
+
+    The first notebook opens from its link (``/lab/tree/<path>``, as a launch button opens
+    it); each later one from the file browser's command (``docmanager:open``), after the
+    one before is closed and its kernel shut down. JupyterLab starts once: a start costs
+    about 7 s of CPU (Chromium and the server; benchmarks/results.md, round 10), and ten
+    notebooks were opened in a page of their own each.
+    """
+
+    def __init__(self, browser, url):
+        self.browser, self.url, self.context, self.page = browser, url, None, None
+
+    def open(self, path):
+        """The page, showing notebook ``path`` with its kernel started."""
+        if self.page is None:
+            self.context = self.browser.new_context(viewport={"width": 1400, "height": 1000})
+            self.page = self.context.new_page()
+            self.page.goto(f"{self.url}/lab/tree/{path}?token={TOKEN}&reset")
+        else:
+            self.page.evaluate("""async path => {
+                const app = window.jupyterapp;
+                for (const panel of [...app.shell.widgets('main')]) {
+                    if (panel.sessionContext) await panel.sessionContext.shutdown();
+                    panel.dispose();  // (closed without a dialog: the reader's edits are not kept)
+                }
+                await app.commands.execute('docmanager:open', {path});
+            }""", str(path))
+        page = self.page
+        page.wait_for_function("path => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                               " && window.jupyterapp.shell.currentWidget.context?.path === path"
+                               " && window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel"
+                               " && window.jupyterapp.shell.currentWidget.node.querySelector('.jp-Cell')",
+                               arg=str(path), timeout=120_000, polling=POLL_MS)
+        return page
+
+    def close(self):
+        if self.context is not None:
+            self.context.close()
 
 
 def visible_cells(page):

@@ -28,7 +28,6 @@ from lab_session import (
     RAW_MYST,
     check_reader_view,
     figure_notebook,
-    open_notebook,
     run_all,
     run_cells,
     visible_cells,
@@ -38,20 +37,19 @@ from lab_session import (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
 
-def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_figure(lab, browser):
-    url, work = lab
-    context, page = open_notebook(browser, url, "chapters/01_bayesian_learning.ipynb")
+def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_figure(lab, lab_page):
+    work = lab[1]
+    page = lab_page.open("chapters/01_bayesian_learning.ipynb")
     try:
         cells = check_reader_view(page, "01_bayesian_learning")
         shown = " ".join(" ".join(c["text"] for c in cells).split())
         assert "Casscells et al. 1978" in shown, "citations read as author and year"
     finally:
         page.screenshot(path=str(SHOTS / "binder-chapter-01.png"))
-        context.close()
     # the cells its interactive figures need (the book build ran every cell, with Binder's
     # versions: tests/launch/test_launch.py), in a copy of the chapter with only those cells
     path, cells = figure_notebook(work, "01_bayesian_learning")
-    context, page = open_notebook(browser, url, str(path))
+    page = lab_page.open(path)
     try:
         run_cells(page, list(range(cells)))
         slider = page.locator(".jp-OutputArea .widget-slider", has=page.locator(".widget-label", has_text="candies")).first
@@ -90,14 +88,13 @@ def test_chapter_one_reads_its_figures_run_and_a_slider_drag_ends_on_the_last_fi
         assert int(readout.inner_text()) == last and wait_settled(page, image) == final
     finally:
         page.screenshot(path=str(SHOTS / "binder-chapter-01-figures.png"))
-        context.close()
 
 
-def test_chapter_one_exercise_runs_and_check_reports(lab, browser):
-    url, work = lab
+def test_chapter_one_exercise_runs_and_check_reports(lab, lab_page):
+    work = lab[1]
     path = "_generated/exercises/01_bayesian_learning/01_bayesian_learning.ipynb"
     assert (work / path).is_file()
-    context, page = open_notebook(browser, url, path)
+    page = lab_page.open(path)
     try:
         shown = "\n".join(c["text"] for c in visible_cells(page) if c["type"] == "markdown")
         assert not RAW_MYST.search(shown), RAW_MYST.search(shown)
@@ -107,4 +104,3 @@ def test_chapter_one_exercise_runs_and_check_reports(lab, browser):
         assert "Traceback" not in text
     finally:
         page.screenshot(path=str(SHOTS / "binder-exercise-01.png"))
-        context.close()

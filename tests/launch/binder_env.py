@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import venv
 from pathlib import Path
@@ -61,7 +62,21 @@ HUB_ENV = ROOT / "_build" / "hub-venv"
 DATA = os.environ.get("BAYES_COURSE_DATA") or str((ROOT.parent / "shared" / "data").resolve())
 
 
-def _venv(where, key, install):
+# uv (the test extra's, beside this python) makes the venvs that stand for an environment
+# other than the route's own build: Colab's preinstalled image, the hub's server, the
+# lowest versions. It resolves as pip does (newest versions that fit), from pip's index
+# when one is set in the environment, for a sixth of pip's CPU (benchmarks/results.md,
+# round 10). Binder's venv is made by pip, as repo2docker makes it.
+UV = Path(sys.executable).parent / "uv"
+UV_ENV = {**os.environ, **{uv: os.environ[pip] for pip, uv in [("PIP_INDEX_URL", "UV_INDEX_URL"),
+                                                                 ("PIP_EXTRA_INDEX_URL", "UV_EXTRA_INDEX_URL")]
+                            if pip in os.environ}}
+
+
+def _venv(where, key, install, installer="uv"):
+    """A venv at ``where`` with ``install`` (pip's arguments) installed, made again only when
+    ``key`` changes; ``installer``: "uv" (seeded with pip, which the notebooks' ``%pip`` and
+    ``freeze`` use) or "pip"."""
     # `make test` runs its stages and pytest-xdist workers side by side: the first process
     # to need a venv makes it, the others wait on the lock and reuse it.
     where.parent.mkdir(parents=True, exist_ok=True)
@@ -70,11 +85,17 @@ def _venv(where, key, install):
         stamp = where / ".env-key"
         if not stamp.exists() or stamp.read_text() != key:
             shutil.rmtree(where, ignore_errors=True)
-            venv.create(where, with_pip=True)
-            # --no-compile: Python compiles only the modules that are imported, when they are
-            # (the hub's venv: 14.7 s of CPU instead of 19.5 s, warm pip cache)
-            subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile",
-                            "--disable-pip-version-check", *install], cwd=ROOT, check=True)
+            python = where / "bin" / "python"
+            if installer == "uv":
+                subprocess.run([UV, "venv", "--quiet", "--seed", "--python", sys.executable, where], check=True, env=UV_ENV)
+                subprocess.run([UV, "pip", "install", "--quiet", "--python", python, *install], cwd=ROOT, check=True,
+                               env=UV_ENV)
+            else:
+                venv.create(where, with_pip=True)
+                # --no-compile: Python compiles only the modules that are imported, when they are
+                # (the hub's venv: 14.7 s of CPU instead of 19.5 s, warm pip cache)
+                subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-compile",
+                                "--disable-pip-version-check", *install], cwd=ROOT, check=True)
             stamp.write_text(key)
     return where / "bin" / "python"
 
@@ -83,7 +104,7 @@ def binder_python():
     install = ["-r", "binder/requirements.txt", NBVAL]
     key = hashlib.sha256(b"".join(p.read_bytes() for p in sorted((ROOT / "binder").iterdir()))
                          + (ROOT / "pyproject.toml").read_bytes() + " ".join(install).encode()).hexdigest()
-    return _venv(ENV, key, install)
+    return _venv(ENV, key, install, installer="pip")
 
 
 def colab_python(where):
