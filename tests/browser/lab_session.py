@@ -20,9 +20,9 @@ class LabPage:
 
     The first notebook opens from its link (``/lab/tree/<path>``, as a launch button opens
     it); each later one from the file browser's command (``docmanager:open``), after the
-    one before is closed and its kernel shut down. JupyterLab starts once: a start costs
-    about 7 s of CPU (Chromium and the server; benchmarks/results.md, round 10), and ten
-    notebooks were opened in a page of their own each.
+    one before is closed and its kernel shut down. JupyterLab starts once, not once per
+    notebook (eleven times): a start costs about 7 s of CPU (Chromium and the server;
+    benchmarks/results.md, round 10).
     """
 
     def __init__(self, browser, url):
