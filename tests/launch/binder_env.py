@@ -248,8 +248,8 @@ def run_notebooks(python, notebooks, **env):
                                  "-p", "no:cacheprovider", "-q", "--tb=short", "--color=no",
                                  "--continue-on-collection-errors", "--junitxml", str(report), *names],
                                 cwd=root, capture_output=True, text=True,
-                                env={**os.environ, "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-                                     **env})
+                                env={**{k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"},  # not the outer run's
+                                     "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1", **env})
         cases = list(ElementTree.parse(report).getroot().iter("testcase")) if report.exists() else []
     output = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout[-6000:] + result.stderr[-2000:])  # no colours
     failures = {}
