@@ -23,7 +23,7 @@ from docutils import nodes
 
 SUMMARY = '<summary aria-label="Toggle hidden content">'
 SEARCH_BUTTON = re.compile(r'(<button class="btn search-button-field[^"]*"[^>]*?)\s+aria-label="[^"]*"')
-TABLE = re.compile(r"(?P<before>[^\n]*\n?[ \t]*)(?P<table><table\b.*?</table>)", re.S)
+TABLE = re.compile(r"<table\b.*?</table>", re.S)
 TAGS = re.compile(r"<[^>]+>")
 REPEATED_IDS = ("exercise-content", "solution-content")
 
@@ -46,15 +46,30 @@ def table_label(table):
 
 
 def wrap_tables(body):
-    """Wrap each table the theme has not already put in its scroll container."""
-    def wrap(match):
-        if "pst-scrollable-table-container" in match["before"] or "lib-table-scroll" in match["before"]:
-            return match.group(0)
-        label = html.escape(table_label(match["table"]))
-        return (f'{match["before"]}<div class="lib-table-scroll" tabindex="0" role="region" '
-                f'aria-label="{label}">{match["table"]}</div>')
+    r"""Wrap each table the theme has not already put in its scroll container (the last tag
+    before the table: ``pst-scrollable-table-container``, or ours).
 
-    return TABLE.sub(wrap, body)
+    Only the tables themselves are matched: a pattern that also matched the line before
+    each table tried every position of the page's long lines (inline images), a minute of
+    the book build's CPU.
+
+    >>> wrap_tables('<p>x</p><table><tr><th>a</th></tr></table>')
+    '<p>x</p><div class="lib-table-scroll" tabindex="0" role="region" aria-label="Table of a"><table><tr><th>a</th></tr></table></div>'
+    >>> wrap_tables('<div class="pst-scrollable-table-container">\n  <table></table></div>')
+    '<div class="pst-scrollable-table-container">\n  <table></table></div>'
+    """
+    out, end = [], 0
+    for match in TABLE.finditer(body):
+        start, table = match.start(), match.group(0)
+        tag = body[max(end, body.rfind("<", end, start)):start]
+        out.append(body[end:start])
+        if "pst-scrollable-table-container" in tag or "lib-table-scroll" in tag:
+            out.append(table)
+        else:
+            out.append(f'<div class="lib-table-scroll" tabindex="0" role="region" '
+                       f'aria-label="{html.escape(table_label(table))}">{table}</div>')
+        end = match.end()
+    return "".join(out) + body[end:]
 
 
 def _fix_body(app, pagename, templatename, context, doctree):
