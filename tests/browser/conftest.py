@@ -110,7 +110,11 @@ class Recorder:
         return route.abort()
 
     def attach(self, page):
-        page.route("**/*", self.route)
+        # Only what route() changes comes to Python: the site's pages and every address
+        # outside the site. The site's other files (styles, scripts, images, frames: most
+        # requests of a page) load directly, without a round trip through this process.
+        site = re.escape(self.site_url)
+        page.route(re.compile(rf"^(?!{site}/(?![^?#]*\.html(?:[?#]|$)))"), self.route)
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         return page
 

@@ -150,6 +150,27 @@ def _explorers(page):
     return page.locator("main .lib-explorer")
 
 
+# A control of an explorer set to a position as a reader's input sets it, then, once the
+# figure has loaded its image, what the page shows: the value each control displays, the
+# image's address and the label beside the control (the wait is bounded only to end a hang).
+SET_CONTROL = """async ([explorer, img, field, position]) => {
+  field.value = String(position);
+  field.dispatchEvent(new Event('input', {bubbles: true}));
+  field.dispatchEvent(new Event('change', {bubbles: true}));
+  for (const end = Date.now() + 60000; !(img.complete && img.naturalWidth > 0); ) {
+    if (Date.now() > end) throw new Error('the figure loaded no image in 60 s');
+    await new Promise(r => setTimeout(r, 20));
+  }
+  const wanted = {};
+  for (const f of explorer.querySelectorAll('[data-control]'))
+    wanted[f.dataset.control] = JSON.parse(f.dataset.values)[Number(f.value)];
+  let output = field.nextElementSibling;
+  while (output && output.tagName !== 'OUTPUT') output = output.nextElementSibling;
+  return {wanted, shown: img.currentSrc || img.src, label: output ? output.innerText : null,
+          labels: JSON.parse(field.dataset.labels || 'null')};
+}"""
+
+
 def check_explorer_frames(page, recorder, chapter):
     """Each control at several positions: the figure shows the frame rendered for exactly
     the values the controls display (read back from the PNG the browser shows)."""
@@ -158,37 +179,28 @@ def check_explorer_frames(page, recorder, chapter):
     checked = 0
     for e in range(explorers.count()):
         explorer = explorers.nth(e)
-        figure = explorer.locator(FIGURE_CELL).locator("img").first
+        figure = explorer.locator(FIGURE_CELL).locator("img").first.element_handle()
         frames = json.loads(explorer.evaluate(
             "x => JSON.stringify([...x.querySelectorAll('.lib-explorer-frames > span')].map("
             "s => [JSON.parse(s.dataset.values), s.dataset.src]))"))
         assert frames, "an explorer without frames"
         fields = explorer.locator("[data-control]")
-        if fields.count() == 0:
-            continue
         for f in range(fields.count()):
             field = fields.nth(f)
-            values = json.loads(field.get_attribute("data-values"))
+            name, values = field.get_attribute("data-control"), json.loads(field.get_attribute("data-values"))
             n = len(values)
             for position in sorted({0, n - 1, n // 2, 1 % n}):
-                field.evaluate("(el, i) => { el.value = String(i); el.dispatchEvent(new Event('input', {bubbles: true})); "
-                               "el.dispatchEvent(new Event('change', {bubbles: true})); }", position)
-                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
-                wanted = {fields.nth(g).get_attribute("data-control"):
-                          json.loads(fields.nth(g).get_attribute("data-values"))[int(fields.nth(g).input_value())]
-                          for g in range(fields.count())}
-                assert wanted[field.get_attribute("data-control")] == values[position]
-                shown = figure.evaluate("img => img.currentSrc || img.src")
-                drawn_for = png_info(fetch(page, shown))["lib.values"]
-                for name, value in wanted.items():
-                    assert drawn_for[name] == pytest.approx(value) if isinstance(value, float) else drawn_for[name] == value, \
-                        f"{chapter}: control {name} shows {value!r}, the figure was drawn for {drawn_for[name]!r}"
+                state = page.evaluate(SET_CONTROL, [explorer.element_handle(), figure, field.element_handle(), position])
+                wanted = state["wanted"]
+                assert wanted[name] == values[position]
+                drawn_for = png_info(fetch(page, state["shown"]))["lib.values"]
+                for control, value in wanted.items():
+                    assert drawn_for[control] == pytest.approx(value) if isinstance(value, float) else drawn_for[control] == value, \
+                        f"{chapter}: control {control} shows {value!r}, the figure was drawn for {drawn_for[control]!r}"
                 # the label next to a slider says the value the figure was drawn for
-                label = field.locator("xpath=following-sibling::output")
-                if label.count():
-                    assert label.inner_text() == json.loads(field.get_attribute("data-labels"))[position]
+                if state["label"] is not None:
+                    assert state["label"] == state["labels"][position]
                 checked += 1
-        # back to the defaults: the page's own default image is among the frames
     assert checked >= 2 or all(explorers.nth(e).locator("[data-control]").count() == 0
                                for e in range(explorers.count()))
     errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]

@@ -168,18 +168,29 @@ def check_weight(page, recorder, weight):
     assert len(weight.items) <= BUDGET_REQUESTS, f"{len(weight.items)} requests"
 
 
-FRAME_STATE = """(explorer, img) => {
+# What a reader's step shows, read in one call once the figure has loaded its image: the
+# control's position, what a screen reader announces for it and the label beside it, and
+# whether the figure's alt text describes the frame it shows (explorer.js marks the figure
+# with the values of that frame). The wait is bounded only to end a hang.
+STEP_STATE = """async ([explorer, img, field]) => {
+  for (const end = Date.now() + 60000; !(img.complete && img.naturalWidth > 0); ) {
+    if (Date.now() > end) throw new Error('the figure loaded no image in 60 s');
+    await new Promise(r => setTimeout(r, 20));
+  }
   const spans = [...explorer.querySelectorAll('.lib-explorer-frames > span')];
-  // explorer.js marks the figure with the values of the frame it shows
   const key = v => JSON.stringify(JSON.parse(v || 'null'));
   const shown = spans.find(s => key(img.dataset.values) === key(s.dataset.values));
-  return {alt: img.alt, frameAlt: shown ? shown.dataset.alt : null, found: !!shown,
+  let output = field.nextElementSibling;
+  while (output && output.tagName !== 'OUTPUT') output = output.nextElementSibling;
+  return {index: Number(field.value), valuetext: field.getAttribute('aria-valuetext'),
+          labels: JSON.parse(field.dataset.labels || 'null'), output: output ? output.innerText : null,
+          alt: img.alt, frameAlt: shown ? shown.dataset.alt : null, found: !!shown,
           described: spans.filter(s => (s.dataset.alt || '').trim()).length, frames: spans.length};
 }"""
 
 
-def check_frame(explorer, image, where):
-    state = explorer.evaluate(FRAME_STATE, image.element_handle())
+def check_step(state, where):
+    """The figure's alt text is the description of the frame shown (``state``: STEP_STATE)."""
     assert state["described"] == state["frames"], \
         f"{where}: {state['frames'] - state['described']} of {state['frames']} frames have no data-alt"
     assert state["found"], f"{where}: the figure shows no frame of its explorer"
@@ -191,15 +202,17 @@ def check_frame(explorer, image, where):
 def check_keyboard(page, path):
     """Each slider moved with the arrow keys, each menu with the keyboard: the figure's alt
     text is the description of the frame shown, the slider's aria-valuetext is the label
-    the page shows next to it."""
+    the page shows next to it. Each step is one key press (or choice), then one read of
+    what the page shows (STEP_STATE)."""
     explorers = page.locator("main .lib-explorer")
     assert explorers.count() > 0
     for e in range(explorers.count()):
         explorer = explorers.nth(e)
-        image = explorer.locator(FIGURE_CELL).locator("img").first
+        image = explorer.locator(FIGURE_CELL).locator("img").first.element_handle()
         fields = explorer.locator("[data-control]")
         for f in range(fields.count()):
             field = fields.nth(f)
+            handles = [explorer.element_handle(), image, field.element_handle()]
             where = f"{path}, explorer {e + 1}, control {field.get_attribute('data-control')}"
             n = len(json.loads(field.get_attribute("data-values")))
             is_range = field.get_attribute("type") == "range"
@@ -210,21 +223,21 @@ def check_keyboard(page, path):
             else:
                 field.select_option(index=n - 1)
                 field.select_option(index=0)
-            assert int(field.input_value()) == 0, f"{where}: the keyboard did not move the control"
-            seen = {check_frame(explorer, image, where)}
+            state = page.evaluate(STEP_STATE, handles)
+            assert state["index"] == 0, f"{where}: the keyboard did not move the control"
+            seen = {check_step(state, where)}
             for step in range(n - 1):
                 if is_range:
                     page.keyboard.press("ArrowRight")
                 else:
                     field.select_option(index=step + 1)
-                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-                index = int(field.input_value())
+                state = page.evaluate(STEP_STATE, handles)
+                index = state["index"]
                 assert index == step + 1, f"{where}: the keyboard did not move the control"
                 if is_range:
-                    labels = json.loads(field.get_attribute("data-labels"))
-                    assert field.get_attribute("aria-valuetext") == labels[index], where
-                    assert field.locator("xpath=following-sibling::output").inner_text() == labels[index]
-                seen.add(check_frame(explorer, image, where))
+                    label = state["labels"][index]
+                    assert state["valuetext"] == label and state["output"] == label, (where, state)
+                seen.add(check_step(state, where))
             assert len(seen) == n, f"{where}: {n} positions but {len(seen)} different descriptions"
 
 
