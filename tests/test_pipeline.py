@@ -167,7 +167,12 @@ def test_the_widget_cells_and_what_they_need_but_no_other_cell(tmp_path):
                     "md:prose",                                         # 5
                     "rng.shuffle(data)",                                # 6: changes data
                     "fig = plot(unused)",                               # 7: not needed
-                    "box = interactive_figure(plot, {'k': (1, 5)}, data=data)",  # 8
-                    "box",                                              # 9
-                    "after = data.mean()")                              # 10: after the figures
-    assert widget_cells(path) == [0, 1, 2, 3, 6, 8, 9]
+                    "from lib.em import em_history\nimport scipy\nfor k in range(3):\n"
+                    "    assert em_history(data, k)",                   # 8: needed for its imports only
+                    "assert data.mean() > -5 and np.all(data.copy() < 9)",  # 9: reads data, changes nothing
+                    "try:\n    import pgmpy\nexcept ImportError:\n    pgmpy = None",  # 10: a guarded import, not needed
+                    "box = interactive_figure(plot, {'k': (1, 5)}, data=data)",  # 11
+                    "box",                                              # 12
+                    "after = data.mean()")                              # 13: after the figures
+    assert widget_cells(path) == {0: None, 1: None, 2: None, 3: None, 6: None,
+                                  8: "from lib.em import em_history\nimport scipy", 11: None, 12: None}

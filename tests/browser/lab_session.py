@@ -154,12 +154,17 @@ def check_reader_view(page, chapter):
 
 def figure_notebook(work, chapter):
     """A copy of the chapter's notebook, beside it, with only the cells its interactive figures
-    need (``widget_cells``; their ids and metadata kept), and their number: JupyterLab renders
+    need (``widget_cells``; their ids and metadata kept; of a cell needed for its imports,
+    only those), and their number: JupyterLab renders
     no prose or maths there (two chapters are read whole above), which took most of
     Chromium's CPU."""
     path = work / "chapters" / f"{chapter}.ipynb"
     nb = nbformat.read(path, as_version=4)
-    nb.cells = [nb.cells[i] for i in widget_cells(path)]
+    cells = widget_cells(path)
+    for i, source in cells.items():
+        if source is not None:  # a cell needed for its imports only
+            nb.cells[i].source = source
+    nb.cells = [nb.cells[i] for i in cells]
     copy = path.with_name(f"{path.stem}-figures.ipynb")  # (JupyterLab opens no hidden file)
     nbformat.write(nb, copy)
     return copy.relative_to(work), len(nb.cells)

@@ -2,9 +2,9 @@
 
 The Binder-like JupyterLab session of ``test_binder_session.py`` (a venv made of binder/
 alone, Chromium) opens, for each chapter, a copy of its notebook with only the cells its
-interactive figures need, and runs them (the set-up cell, every cell with an import, each
-figure cell and the cell showing its controls, and, going back from them, every cell that
-assigns or changes a name a needed cell reads: ``widget_cells``); the strict book build
+interactive figures need, and runs them (the set-up cell, each figure cell and the cell
+showing its controls, and, going back from them, every cell that assigns or changes a name a
+needed cell reads, and of each other cell with an import its imports: ``widget_cells``); the strict book build
 ran every cell with the same versions (tests/launch/test_launch.py checks them). For every
 interactive figure (a cell output ``img[data-values]``, drawn by
 ``lib.plots.interactive.interactive_figure``, whose controls are shown by the next cell) one control

@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import symtable
 import sys
 import tempfile
 import venv
@@ -353,46 +354,90 @@ def binder_runs(notebooks, missing=None):
     return runs
 
 
-def _names(tree):
-    """``(read, assigned, changed)``: the names a cell reads, assigns, and may change in
-    place (a method called on it, an item or attribute set on it, or passed to a call made
-    for its side effect: ``rng.shuffle(data)``)."""
-    read, assigned, changed = set(), set(), set()
-    for node in ast.walk(tree):
+# Methods that read an object and leave it as it was: a cell that only calls these on a
+# name does not change it (``groups.index(g)``, ``model.predict(x)``). Any other method
+# call on a name counts as a change (``rng.normal()``, ``data.sort()``, ``model.fit()``).
+READING_METHODS = {"index", "count", "get", "keys", "values", "items", "copy", "startswith", "endswith",
+                   "predict", "predict_proba", "predict_log_proba", "score", "decision_function",
+                   "mean", "sum", "max", "min", "std", "var", "argmax", "argmin", "argsort", "nonzero",
+                   "any", "all", "dot", "round", "reshape", "astype", "tolist", "toarray", "diagonal",
+                   "ravel", "cumsum", "prod", "item", "format", "join", "split", "strip", "lower", "upper"}
+
+
+def _names(code, modules=frozenset()):
+    """``(read, assigned, changed)``: the global names a cell's ``code`` reads (in its
+    functions and comprehensions too), binds, and may change in place (a method called on it
+    that is not one of READING_METHODS, an item or attribute set on it, or passed to a call
+    made for its side effect: ``rng.shuffle(data)``). Names local to a function or a
+    comprehension are none of these. A function called from a module of ``modules``
+    (``np.arange``) changes no name."""
+    table = symtable.symtable(code, "<cell>", "exec")
+    read = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    assigned = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    scopes = list(table.get_children())
+    while scopes:  # functions, classes, lambdas, comprehensions
+        scope = scopes.pop()
+        scopes += scope.get_children()
+        for symbol in scope.get_symbols():
+            if symbol.is_global():
+                read.add(symbol.get_name())
+                if symbol.is_declared_global() and symbol.is_assigned():
+                    assigned.add(symbol.get_name())
+    changed = set()
+    for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
             changed |= {a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)}
-        if isinstance(node, ast.Name):
-            (read if isinstance(node.ctx, ast.Load) else assigned).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            assigned.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            assigned |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id not in modules and node.func.attr not in READING_METHODS:
             changed.add(node.func.value.id)
         elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store) \
                 and isinstance(node.value, ast.Name):
             changed.add(node.value.id)
-    return read, assigned, changed
+    return read, assigned, changed & (read | assigned)  # (a local name changes nothing global)
 
 
 def widget_cells(notebook):
-    """Indices (in the notebook) of the cells the interactive figures need, in order."""
+    """``{index: None or source}``: the cells the interactive figures need, in notebook order.
+
+    Kept whole (None): the set-up cell, each figure cell and the cell after it, every cell
+    that assigns or changes a name a kept cell after it reads (first importing it included:
+    an import cell may also set things up, a style or print options). Of every other cell
+    with imports only its top-level import statements are given (the source to run): its
+    other lines (a check's loop, a comparison with a peer library, a guarded import) are not
+    needed. Plain modules (``import numpy as np``) are not
+    changed by calling their functions."""
     cells = nbformat.read(notebook, as_version=4).cells
     code = [i for i, c in enumerate(cells) if c.cell_type == "code"]
     figures = [k for k, i in enumerate(code) if "interactive_figure(" in cells[i].source]
     assert figures, f"{notebook}: no interactive figure"
     keep = {0} | {k for k in figures} | {k + 1 for k in figures if k + 1 < len(code)}
-    needed = set()
-    for k in range(max(keep), -1, -1):
+    trees = {}
+    for k in range(max(keep) + 1):
         try:
-            tree = ast.parse(_code(cells[code[k]]))
+            trees[k] = ast.parse(_code(cells[code[k]]))
         except SyntaxError:  # not plain Python: run it
-            keep.add(k)
+            trees[k] = None
+    modules = {(a.asname or a.name).split(".")[0] for tree in trees.values() if tree
+               for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    first_import = {}  # name -> the first cell whose imports bind it
+    for k, tree in sorted(trees.items(), reverse=True):
+        for node in tree.body if tree else []:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                first_import |= {(a.asname or a.name).split(".")[0]: k for a in node.names}
+    out, needed = {}, set()
+    for k in range(max(keep), -1, -1):
+        tree = trees[k]
+        if tree is None:
+            out[k] = None
             continue
-        read, assigned, changed = _names(tree)
-        has_import = any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(tree))
-        if k in keep or has_import or (assigned | changed) & needed:
-            keep.add(k)
+        read, assigned, changed = _names(_code(cells[code[k]]), modules)
+        top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        imported = {(a.asname or a.name).split(".")[0] for n in top for a in n.names}
+        first = any(first_import[name] == k for name in imported & needed)
+        if k in keep or first or (assigned - imported | changed) & needed:
+            out[k] = None
             needed |= read | changed
-    return [code[k] for k in sorted(keep)]
+        elif top:
+            out[k] = "\n".join(ast.unparse(n) for n in top)
+    return {code[k]: source for k, source in sorted(out.items())}
