@@ -40,3 +40,13 @@ def xdist_group(item):
 def pytest_collection_modifyitems(items):
     rank = {group: i for i, group in enumerate(FIRST_GROUPS)}
     items.sort(key=lambda item: rank.get(xdist_group(item), len(rank)))
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The slow stage (``-m "slow and not browser"``) does not import a test file that marks
+    no test slow (no ``mark.slow`` in its text): its workers' collection skips the unit
+    tests' imports (scikit-learn, pgmpy) and the tables some build on import."""
+    if (config.option.markexpr == "slow and not browser" and collection_path.suffix == ".py"
+            and collection_path.name.startswith("test_") and "mark.slow" not in collection_path.read_text()):
+        return True
+    return None

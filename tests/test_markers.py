@@ -21,3 +21,12 @@ def test_the_markers_are_registered(pytestconfig):
     lines = pytestconfig.getini("markers")
     assert any(line.startswith("slow:") for line in lines) and any(line.startswith("browser:") for line in lines)
     assert "--strict-markers" in pytestconfig.getini("addopts")
+
+
+def test_the_slow_stage_skips_only_files_without_a_slow_marker():
+    """`make slow` does not import a test file without ``mark.slow`` in its text
+    (tests/conftest.py, pytest_ignore_collect): so no file may mark a test slow another way
+    (a marker added in code, or taken by name)."""
+    for path in sorted(TESTS.rglob("test_*.py")):
+        text = path.read_text()
+        assert not re.search(r"add_marker|getattr\(pytest\.mark|pytest\.mark\[", text) or "mark.slow" in text, path.name
