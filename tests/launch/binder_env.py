@@ -364,13 +364,13 @@ READING_METHODS = {"index", "count", "get", "keys", "values", "items", "copy", "
                    "ravel", "cumsum", "prod", "item", "format", "join", "split", "strip", "lower", "upper"}
 
 
-def _names(code, modules=frozenset()):
+def _names(code, modules=frozenset(), tree=None):
     """``(read, assigned, changed)``: the global names a cell's ``code`` reads (in its
     functions and comprehensions too), binds, and may change in place (a method called on it
     that is not one of READING_METHODS, an item or attribute set on it, or passed to a call
     made for its side effect: ``rng.shuffle(data)``). Names local to a function or a
     comprehension are none of these. A function called from a module of ``modules``
-    (``np.arange``) changes no name."""
+    (``np.arange``) changes no name. ``tree``: ``code`` parsed already, if it was."""
     table = symtable.symtable(code, "<cell>", "exec")
     read = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
     assigned = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
@@ -384,7 +384,7 @@ def _names(code, modules=frozenset()):
                 if symbol.is_declared_global() and symbol.is_assigned():
                     assigned.add(symbol.get_name())
     changed = set()
-    for node in ast.walk(ast.parse(code)):
+    for node in ast.walk(tree or ast.parse(code)):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
             changed |= {a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)}
@@ -405,8 +405,7 @@ def widget_cells(notebook):
     an import cell may also set things up, a style or print options). Of every other cell
     with imports only its top-level import statements are given (the source to run): its
     other lines (a check's loop, a comparison with a peer library, a guarded import) are not
-    needed. Plain modules (``import numpy as np``) are not
-    changed by calling their functions."""
+    needed. Plain modules (``import numpy as np``) are not changed by calling their functions."""
     cells = nbformat.read(notebook, as_version=4).cells
     code = [i for i, c in enumerate(cells) if c.cell_type == "code"]
     figures = [k for k, i in enumerate(code) if "interactive_figure(" in cells[i].source]
@@ -431,7 +430,7 @@ def widget_cells(notebook):
         if tree is None:
             out[k] = None
             continue
-        read, assigned, changed = _names(_code(cells[code[k]]), modules)
+        read, assigned, changed = _names(_code(cells[code[k]]), modules, tree)
         top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
         imported = {(a.asname or a.name).split(".")[0] for n in top for a in n.names}
         first = any(first_import[name] == k for name in imported & needed)
