@@ -61,13 +61,14 @@ def plot_base_rate(prevalence=0.01, sensitivity=0.95, specificity=0.90, live=Non
     ax_bar.set_ylim(0, 1.18 * max(true_pos, false_pos, 1))
     ax_bar.set_ylabel(f"people, of {n:,} tested")
     share = true_pos / (true_pos + false_pos) if true_pos + false_pos > 0 else float("nan")
-    ax_bar.set_title(f"(a) P(ill | +) = {true_pos:,.0f} / {true_pos + false_pos:,.0f} = {share:.3f}")
+    # two-line titles: on the website's column one line of each would run into the other
+    ax_bar.set_title(f"(a) P(ill | +) = {true_pos:,.0f} / {true_pos + false_pos:,.0f}\n= {share:.3f}")
     prev = np.logspace(-4, 0, 200)
     curve = prev * sensitivity / (prev * sensitivity + (1 - prev) * (1 - specificity))
     curve_line, = ax_curve.plot(prev, curve, color="k")
     dot, = ax_curve.plot([prevalence], [share], "o", color="#b2182b", ms=7)
     ax_curve.set(xlabel="prevalence P(ill)", ylabel="P(ill | positive test)", ylim=(-0.02, 1.02),
-                 title=f"(b) sensitivity {sensitivity:g}, specificity {specificity:g}")
+                 title=f"(b) sensitivity {sensitivity:g},\nspecificity {specificity:g}")
     ax_curve.grid(alpha=0.3)
     # in a live redraw only panel (a) and the marks of (b) are drawn again
     live.blit([ax_bar, curve_line, dot, ax_curve.title], "base rate")

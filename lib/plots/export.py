@@ -19,10 +19,13 @@ and the live redraws of :mod:`lib.plots.live`) and read back by :func:`png_info`
 website's tests check with them that a static explorer shows the right frame.
 """
 import json
+import math
 import weakref
 from io import BytesIO
 
 import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 from PIL import Image, PngImagePlugin
@@ -101,25 +104,81 @@ def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
     if fit:
         _fit_for_column(fig, size)
     ratio = 1 if fast else PIXEL_RATIO
-    buffer = BytesIO()
-    box = Bbox.from_extents(*bbox) if bbox is not None else "tight"
-    final = fast and values is None
-    # an image read back to be encoded again goes through uncompressed TIFF: the same RGBA
-    # pixels as a PNG, without deflating and inflating the full-size image
-    fig.savefig(buffer, format="png" if final else "tiff", dpi=CSS_PX_PER_IN * ratio, bbox_inches=box,
-                pil_kwargs={"compress_level": 1} if final else {})
-    if final:
+    pixels, box = _draw_box(fig, CSS_PX_PER_IN * ratio, bbox)
+    image = Image.fromarray(pixels, "RGBA")
+    if fast and values is None:  # a plain live image: no metadata, fast zlib
+        buffer = BytesIO()
+        image.save(buffer, format="png", compress_level=1)
         return buffer.getvalue()
-    image = Image.open(buffer)
     if not fast:
         image = image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)
-    if bbox is None:
-        bbox = fig.get_tightbbox().padded(matplotlib.rcParams["savefig.pad_inches"]).extents
     size = [round(float(v), 4) for v in fig.get_size_inches()]
     return encode_png(image, {"css_width": round(image.width / ratio), "pixel_ratio": ratio,
                               "min_font_pt": min(t.get_fontsize() for t in _texts(fig)), "size_in": size,
-                              "bbox_in": [round(float(v), 4) for v in bbox], "values": values},
+                              "bbox_in": [round(float(v), 4) for v in box], "values": values},
                       compress_level=1 if fast else 9)
+
+
+def pixel_box(bbox, dpi):
+    """``bbox`` (inches) widened to whole pixels at ``dpi``: ``(left, bottom, right, top)`` px.
+
+    A box read back from a PNG's metadata (rounded to 1e-4 inch) gives the same pixels."""
+    x0, y0, x1, y1 = (float(v) * dpi for v in bbox)
+    return math.floor(x0 + 0.05), math.floor(y0 + 0.05), math.ceil(x1 - 0.05), math.ceil(y1 - 0.05)
+
+
+def cut_to_box(pixels, box, facecolor):
+    """The part of a figure's ``pixels`` (rows from the top, as Agg draws them) inside
+    ``box`` (whole pixels from the figure's bottom left, :func:`pixel_box`); where the
+    box reaches past the figure, the figure's ``facecolor``, as ``savefig`` fills it."""
+    left, bottom, right, top = box
+    height = pixels.shape[0]
+    out = np.empty((top - bottom, right - left, pixels.shape[2]), np.uint8)
+    out[:] = (np.array(matplotlib.colors.to_rgba(facecolor))[:pixels.shape[2]] * 255).round().astype(np.uint8)
+    row, col = height - top, left  # the box's first row and column in ``pixels``
+    rows = slice(max(row, 0), min(row + out.shape[0], height))
+    cols = slice(max(col, 0), min(col + out.shape[1], pixels.shape[1]))
+    out[rows.start - row:rows.stop - row, cols.start - col:cols.stop - col] = pixels[rows, cols]
+    return out
+
+
+def _draw_box(fig, dpi, bbox=None):
+    """``(RGBA pixels, box in inches)``: ``fig`` drawn at ``dpi`` and cut to ``bbox``
+    (inches; None: the tight box with ``savefig.pad_inches``), widened to whole pixels,
+    so that every frame of an interactive figure sits on the same pixel grid.
+
+    One Agg draw: the layout engine runs in it, with the renderer that then draws, so text
+    is measured once (``savefig`` lays out with one renderer and draws with another). The
+    same pixels as ``savefig(bbox_inches=box)``; a figure with something drawn outside
+    its own area (a label sticking out) is saved that way, since a draw of the figure
+    alone would cut it off."""
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    width, height = fig.get_size_inches()
+
+    def inside(box):  # nothing drawn outside the figure (the box may reach past it by its padding)
+        return (min(box[0], box[1]) >= -pad * dpi - 1 and box[2] <= (width + pad) * dpi + 1
+                and box[3] <= (height + pad) * dpi + 1)
+
+    pixels, box = None, None if bbox is None else pixel_box(bbox, dpi)
+    if box is None or inside(box):
+        original, old_dpi = fig.canvas, fig.dpi
+        canvas = FigureCanvasAgg(fig)  # (a figure shown in a widget keeps its own canvas)
+        try:
+            fig.dpi = dpi
+            canvas.draw()
+            if box is None:
+                box = pixel_box(fig.get_tightbbox(canvas.get_renderer()).padded(pad).extents, dpi)
+            if inside(box):
+                pixels = cut_to_box(np.asarray(canvas.buffer_rgba()), box, fig.get_facecolor())
+        finally:
+            fig.set_canvas(original)
+            fig.dpi = old_dpi
+    inches = [v / dpi for v in box]
+    if pixels is None:  # drawn with what sticks out of the figure, as savefig does
+        buffer = BytesIO()  # uncompressed TIFF: the RGBA pixels without deflating them
+        fig.savefig(buffer, format="tiff", dpi=dpi, bbox_inches=Bbox.from_extents(*inches))
+        pixels = np.asarray(Image.open(buffer).convert("RGBA"))
+    return pixels, inches
 
 
 def encode_png(image, info, compress_level=9):

@@ -7,7 +7,6 @@ Live redraws (:func:`live_png`) keep the size and box of the figure's first imag
 """
 import io
 
-import matplotlib
 import numpy as np
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -15,7 +14,7 @@ from matplotlib.legend import Legend
 from matplotlib.text import Text
 from PIL import Image as PILImage
 
-from .export import CSS_PX_PER_IN, MIN_FONT_PT, encode_png, png_info
+from .export import CSS_PX_PER_IN, MIN_FONT_PT, cut_to_box, encode_png, pixel_box, png_info
 
 __all__ = ["LiveFigure", "live_png", "first_frame"]
 
@@ -148,16 +147,8 @@ def live_png(live, values, frame):
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     live.draw()
-    pixels = np.asarray(fig.canvas.buffer_rgba())
-    height = pixels.shape[0]
-    x0, y0, x1, y1 = (v * CSS_PX_PER_IN for v in frame["bbox"])
-    shape = tuple(frame["shape"])  # the first image's pixels exactly
-    out = np.empty(shape + (3,), np.uint8)  # the box may stick out of the figure
-    out[:] = (np.array(matplotlib.colors.to_rgb(fig.get_facecolor())) * 255).round().astype(np.uint8)
-    top, left = int(round(height - y1)), int(round(x0))
-    rows = slice(max(top, 0), min(top + shape[0], height))
-    cols = slice(max(left, 0), min(left + shape[1], pixels.shape[1]))
-    out[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left] = pixels[rows, cols, :3]
+    out = cut_to_box(np.asarray(fig.canvas.buffer_rgba())[:, :, :3], pixel_box(frame["bbox"], CSS_PX_PER_IN),
+                     fig.get_facecolor())  # the first image's pixels exactly: the box may stick out of the figure
     return encode_png(PILImage.fromarray(out), {"css_width": out.shape[1], "pixel_ratio": 1,
                                                 "size_in": [round(float(v), 4) for v in fig.get_size_inches()],
                                                 "bbox_in": list(frame["bbox"]), "values": values},

@@ -211,6 +211,34 @@ def test_figure_png_is_sharp_legible_and_column_wide():
     assert max_width_in(9) == pytest.approx(PHONE_COLUMN_PX / 72)
 
 
+def _quantized(data):
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    return np.asarray(image.quantize(256, method=Image.Quantize.FASTOCTREE).convert("RGB"))
+
+
+@pytest.mark.parametrize("title", ["a title", "a title much wider than this small figure, sticking out on both sides"])
+def test_figure_png_gives_the_pixels_savefig_gives_for_its_box(title):
+    """figure_png cuts one draw of the whole figure to its box, widened to whole pixels: the
+    pixels ``savefig(bbox_inches=box)`` gives, the box's margin beyond the figure included;
+    a figure with text sticking out of it is saved with that text. A frame drawn at that
+    box (as the website's frames are) also gives savefig's pixels."""
+    fig = new_figure((3, 2))
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.set_title(title)
+    box = None  # first the tight box, then a frame drawn at the box the first image stored
+    for _ in range(2):
+        data = figure_png(fig, {"n": 1}, fit=False, bbox=box)
+        info = png_info(data)
+        box = info["lib.bbox_in"]
+        x0, y0, x1, y1 = (round(v * 192) / 192 for v in info["lib.bbox_in"])  # whole pixels
+        assert min(x0, y0) < 0 and Image.open(io.BytesIO(data)).size == (round((x1 - x0) * 192), round((y1 - y0) * 192))
+        saved = io.BytesIO()
+        fig.savefig(saved, format="png", dpi=192, bbox_inches=matplotlib.transforms.Bbox.from_extents(x0, y0, x1, y1))
+        assert np.array_equal(_quantized(data), _quantized(saved.getvalue()))
+    assert (x1 > 3.2) == (len(title) > 10), "the wide title is in the image, past the figure's 3 inches and margin"
+
+
 def test_static_frames_extension_moves_frames_and_sets_min_widths(tmp_path):
     sys.path.insert(0, str(ROOT / "_ext"))
     import static_frames
@@ -409,8 +437,9 @@ def test_static_frames_are_what_a_live_figure_draws(case):
         one, two = _pixels(drawn), _pixels(reference)
         assert one.shape == two.shape, name
         assert np.mean(np.abs(one - two) > 40) < 0.002, f"{name}: the static frame differs from the live figure's"
-    # and the comparison sees a change of values: the default's picture at the other frame's box
-    default = _pixels(figure_png(_fresh(plot, a, fixed).fig, **box))
+    # every frame has the default's pixels (the same box), and the comparison sees a change of values
+    default = _pixels(data)
+    assert default.shape == _pixels(other).shape, name
     assert np.mean(np.abs(default - _pixels(other)) > 40) > 0.001, f"{name}: the comparison sees no change"
 
 
