@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 from conftest import ROOT, SITE
 from PIL import Image
 
@@ -148,63 +147,6 @@ def check_renders(page, recorder, chapter):
 
 def _explorers(page):
     return page.locator("main .lib-explorer")
-
-
-# A control of an explorer set to a position as a reader's input sets it, then, once the
-# figure has loaded its image, what the page shows: the value each control displays, the
-# image's address and the label beside the control (the wait is bounded only to end a hang).
-SET_CONTROL = """async ([explorer, img, field, position]) => {
-  field.value = String(position);
-  field.dispatchEvent(new Event('input', {bubbles: true}));
-  field.dispatchEvent(new Event('change', {bubbles: true}));
-  for (const end = Date.now() + 60000; !(img.complete && img.naturalWidth > 0); ) {
-    if (Date.now() > end) throw new Error('the figure loaded no image in 60 s');
-    await new Promise(r => setTimeout(r, 20));
-  }
-  const wanted = {};
-  for (const f of explorer.querySelectorAll('[data-control]'))
-    wanted[f.dataset.control] = JSON.parse(f.dataset.values)[Number(f.value)];
-  let output = field.nextElementSibling;
-  while (output && output.tagName !== 'OUTPUT') output = output.nextElementSibling;
-  return {wanted, shown: img.currentSrc || img.src, label: output ? output.innerText : null,
-          labels: JSON.parse(field.dataset.labels || 'null')};
-}"""
-
-
-def check_explorer_frames(page, recorder, chapter):
-    """Each control at several positions: the figure shows the frame rendered for exactly
-    the values the controls display (read back from the PNG the browser shows)."""
-    explorers = _explorers(page)
-    assert explorers.count() > 0
-    checked = 0
-    for e in range(explorers.count()):
-        explorer = explorers.nth(e)
-        figure = explorer.locator(FIGURE_CELL).locator("img").first.element_handle()
-        frames = json.loads(explorer.evaluate(
-            "x => JSON.stringify([...x.querySelectorAll('.lib-explorer-frames > span')].map("
-            "s => [JSON.parse(s.dataset.values), s.dataset.src]))"))
-        assert frames, "an explorer without frames"
-        fields = explorer.locator("[data-control]")
-        for f in range(fields.count()):
-            field = fields.nth(f)
-            name, values = field.get_attribute("data-control"), json.loads(field.get_attribute("data-values"))
-            n = len(values)
-            for position in sorted({0, n - 1, n // 2, 1 % n}):
-                state = page.evaluate(SET_CONTROL, [explorer.element_handle(), figure, field.element_handle(), position])
-                wanted = state["wanted"]
-                assert wanted[name] == values[position]
-                drawn_for = png_info(fetch(page, state["shown"]))["lib.values"]
-                for control, value in wanted.items():
-                    assert drawn_for[control] == pytest.approx(value) if isinstance(value, float) else drawn_for[control] == value, \
-                        f"{chapter}: control {control} shows {value!r}, the figure was drawn for {drawn_for[control]!r}"
-                # the label next to a slider says the value the figure was drawn for
-                if state["label"] is not None:
-                    assert state["label"] == state["labels"][position]
-                checked += 1
-    assert checked >= 2 or all(explorers.nth(e).locator("[data-control]").count() == 0
-                               for e in range(explorers.count()))
-    errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
-    assert not errors, errors
 
 
 PHONE_CHECK = """() => {

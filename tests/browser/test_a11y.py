@@ -1,6 +1,7 @@
 """WCAG 2.1 A/AA in Chromium: axe-core on every chapter and exercise page, at desktop and
 phone size, in light and dark mode; the explorers followed with the keyboard (the alt
-text describes the frame shown, a slider announces the value the page shows).
+text describes the frame shown, a slider announces the value the page shows, the image is
+the one drawn for the values the controls show).
 
 axe-core is the npm package pinned in package.json (`make browser-assets`), injected into
 each page from that local copy. A page passes when axe reports no violation of the rules
@@ -23,10 +24,11 @@ from site_checks import (
     KNOWN_ERRORS,
     PAGES,
     PHONE,
-    check_explorer_frames,
     check_maths,
     check_phone,
     check_renders,
+    fetch,
+    png_info,
     typeset,
 )
 
@@ -103,8 +105,8 @@ def test_page_in_chromium(browser, site_url, path, size):
       mode at dusk), where what the scheme changes is checked again (axe_in_each_mode: the
       colour rules, and every rule on the elements it shows or hides); no formula in the
       Tab order;
-    * a chapter at desktop size: the explorers moved by keyboard (check_keyboard), then
-      every control set to several positions (test_site.check_explorer_frames);
+    * a chapter at desktop size: the explorers moved by keyboard, each control through
+      every position, the image read back at several (check_keyboard);
     * no JavaScript error but the known ones."""
     chapter = path[len("chapters/"):-len(".html")] if path.startswith("chapters/") else None
     weight = Weight() if chapter and size == "desktop" else None
@@ -126,7 +128,6 @@ def test_page_in_chromium(browser, site_url, path, size):
         assert stops == 0, f"{stops} formulas in the Tab order"
         if size == "desktop" and chapter:
             check_keyboard(page, path)
-            check_explorer_frames(page, recorder, chapter)
         errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
         assert not errors, errors
     except Exception:  # the whole page as it was, for the failure's reader
@@ -169,9 +170,10 @@ def check_weight(page, recorder, weight):
 
 
 # What a reader's step shows, read in one call once the figure has loaded its image: the
-# control's position, what a screen reader announces for it and the label beside it, and
+# control's position, what a screen reader announces for it and the label beside it,
 # whether the figure's alt text describes the frame it shows (explorer.js marks the figure
-# with the values of that frame). The wait is bounded only to end a hang.
+# with the values of that frame), the values every control displays and the image's
+# address. The wait is bounded only to end a hang.
 STEP_STATE = """async ([explorer, img, field]) => {
   for (const end = Date.now() + 60000; !(img.complete && img.naturalWidth > 0); ) {
     if (Date.now() > end) throw new Error('the figure loaded no image in 60 s');
@@ -182,10 +184,14 @@ STEP_STATE = """async ([explorer, img, field]) => {
   const shown = spans.find(s => key(img.dataset.values) === key(s.dataset.values));
   let output = field.nextElementSibling;
   while (output && output.tagName !== 'OUTPUT') output = output.nextElementSibling;
+  const wanted = {};
+  for (const f of explorer.querySelectorAll('[data-control]'))
+    wanted[f.dataset.control] = JSON.parse(f.dataset.values)[Number(f.value)];
   return {index: Number(field.value), valuetext: field.getAttribute('aria-valuetext'),
           labels: JSON.parse(field.dataset.labels || 'null'), output: output ? output.innerText : null,
           alt: img.alt, frameAlt: shown ? shown.dataset.alt : null, found: !!shown,
-          described: spans.filter(s => (s.dataset.alt || '').trim()).length, frames: spans.length};
+          described: spans.filter(s => (s.dataset.alt || '').trim()).length, frames: spans.length,
+          wanted, src: img.currentSrc || img.src};
 }"""
 
 
@@ -199,11 +205,22 @@ def check_step(state, where):
     return state["alt"]
 
 
+def check_frame(page, state, where):
+    """The image shown was drawn for exactly the values the controls display (``state``:
+    STEP_STATE; the values read back from the PNG's ``lib.values``)."""
+    drawn_for = png_info(fetch(page, state["src"]))["lib.values"]
+    for control, value in state["wanted"].items():
+        assert drawn_for[control] == pytest.approx(value) if isinstance(value, float) else drawn_for[control] == value, \
+            f"{where}: control {control} shows {value!r}, the figure was drawn for {drawn_for[control]!r}"
+
+
 def check_keyboard(page, path):
     """Each slider moved with the arrow keys, each menu with the keyboard: the figure's alt
     text is the description of the frame shown, the slider's aria-valuetext is the label
-    the page shows next to it. Each step is one key press (or choice), then one read of
-    what the page shows (STEP_STATE)."""
+    the page shows next to it; at the first, second, middle and last positions of each
+    control, the image shown was drawn for exactly the values the controls display (read
+    back from the PNG: check_frame). Each step is one key press (or choice), then one read
+    of what the page shows (STEP_STATE)."""
     explorers = page.locator("main .lib-explorer")
     assert explorers.count() > 0
     for e in range(explorers.count()):
@@ -226,6 +243,8 @@ def check_keyboard(page, path):
             state = page.evaluate(STEP_STATE, handles)
             assert state["index"] == 0, f"{where}: the keyboard did not move the control"
             seen = {check_step(state, where)}
+            framed = {0, 1 % n, n // 2, n - 1}  # positions whose image is read back
+            check_frame(page, state, where)
             for step in range(n - 1):
                 if is_range:
                     page.keyboard.press("ArrowRight")
@@ -238,6 +257,8 @@ def check_keyboard(page, path):
                     label = state["labels"][index]
                     assert state["valuetext"] == label and state["output"] == label, (where, state)
                 seen.add(check_step(state, where))
+                if index in framed:
+                    check_frame(page, state, where)
             assert len(seen) == n, f"{where}: {n} positions but {len(seen)} different descriptions"
 
 
