@@ -177,7 +177,10 @@ def _draw_box(fig, dpi, bbox=None):
     if pixels is None:  # drawn with what sticks out of the figure, as savefig does
         buffer = BytesIO()  # uncompressed TIFF: the RGBA pixels without deflating them
         fig.savefig(buffer, format="tiff", dpi=dpi, bbox_inches=Bbox.from_extents(*inches))
-        pixels = np.asarray(Image.open(buffer).convert("RGBA"))
+        # savefig truncates the box's size (inches times dpi) to whole pixels: a column or
+        # row it may leave out (right, top) in the facecolor, so the image is the box
+        pixels = cut_to_box(np.asarray(Image.open(buffer).convert("RGBA")),
+                            (0, 0, box[2] - box[0], box[3] - box[1]), fig.get_facecolor())
     return pixels, inches
 
 

@@ -5,8 +5,6 @@ blitting state in a :class:`LiveFigure` of its own, never in attributes set on m
 objects (matplotlib's blitting guide, ``BlitManager``, and d2l's ``Animator`` do the same).
 Live redraws (:func:`live_png`) keep the size and box of the figure's first image.
 """
-import io
-
 import numpy as np
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -117,10 +115,10 @@ def raise_fonts(fig):
 
 def first_frame(fig, data):
     """What every live redraw keeps of the first image ``data`` of ``fig``: figure size,
-    box (inches), pixel shape, and where the layout put the axes and figure texts."""
+    box (inches, whole pixels: the first image's pixels exactly), and where the layout put
+    the axes and figure texts."""
     info = png_info(data)
-    shape = PILImage.open(io.BytesIO(data)).size[::-1]
-    return {"size": info["lib.size_in"], "bbox": info["lib.bbox_in"], "shape": shape,
+    return {"size": info["lib.size_in"], "bbox": info["lib.bbox_in"],
             "positions": [ax.get_position(original=False) for ax in fig.axes],
             "texts": [text.get_position() for text in fig.texts]}
 
