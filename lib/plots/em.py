@@ -130,7 +130,7 @@ def plot_log_likelihood(log_likelihood, true_log_likelihood=None, ax=None, label
                    label=f"true model ({true_log_likelihood:.1f})")
     ax.set_xlabel("iteration")
     ax.set_ylabel("log likelihood $L$")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="best")  # off the curve and the true model's line
     return fig if fig is not None else ax.figure
 
 

@@ -93,7 +93,7 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, live=None):
     top = np.nanmax([prior.pdf(theta).max(), post.pdf(theta).max()])
     ax.set(xlim=(0, 1), ylim=(0, min(1.1 * top, 12)), xlabel=r"$\theta$ = P(heads)",
            ylabel="density", title=f"{heads} heads, {tails} tails")
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    ax.legend(fontsize=8, frameon=False, loc="best")  # where it covers no curve: they move
     return fig
 
 
@@ -168,7 +168,7 @@ def _grid_vs_beta_axes(live, same, theta, step, fine, label):
                   color="#67a9cf", alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
     line, = ax.plot(fine, np.zeros_like(fine), color="tab:red", lw=2, label=label)
     ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density")
-    legend = ax.legend(fontsize=8, frameon=False, loc="upper left")
+    legend = ax.legend(fontsize=8, frameon=False, loc="best")  # placed at each draw, off the curve
     live.start(fig, same, {"bars": bars.patches, "line": line,
                            "label": next(t for t in legend.get_texts() if t.get_text() == label)})
 

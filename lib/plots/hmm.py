@@ -64,7 +64,8 @@ def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=
         ax.plot(t, smoothed, marker=marker, markersize=4, label="smoothed (all the evidence)")
         ax.set_ylim(-0.03, 1.03)
         ax.set_ylabel(f"P({state_name})")
-        ax.legend(loc="upper left", fontsize=8, ncol=2)
+        # above the axes, beside the title: inside, the legend would cover the curves
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False, borderaxespad=0.2)
         band.imshow((path == state)[None, :], aspect="auto", cmap="Greys", vmin=0, vmax=1.6,
                     extent=(0.5, T + 0.5, 0, 1), interpolation="nearest")
         band.set_yticks([0.5], [f"Viterbi:\n{state_name}"], fontsize=8)
@@ -78,7 +79,7 @@ def plot_filter_smooth(model, obs, state=0, state_name="state 0", symbol_labels=
     if symbol_labels is not None and T <= 60:
         _print_symbols(ax, t, obs, symbol_labels)
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=10, loc="left")
     band.images[0].set_data((path == state)[None, :])
     band.images[0].set_extent((0.5, T + 0.5, 0, 1))
     band.set_xlim(0.5, T + 0.5)

@@ -81,7 +81,8 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     ax0.plot(grid, np.polynomial.polynomial.polyval(grid, fit), color="tab:red",
              label=f"MDL choice: degree {best}")
     ax0.set(xlabel="$x$", ylabel="$y$", title=f"N = {n}, noise = {noise:g}")
-    ax0.legend(frameon=False, fontsize=8)
+    # under the panel: inside, the noisier settings leave no corner free of points
+    ax0.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     plot_description_lengths([str(d) for d in degrees], data, model, ax=ax1,
                              title=f"MDL picks degree {best}, BIC picks degree {best_bic}")
     ax1.set_xlabel("polynomial degree")
