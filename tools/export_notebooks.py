@@ -270,9 +270,10 @@ def launch_tree(out_dir):
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
                            capture_output=True, text=True).stdout.split()
     for name in files:
-        # no exercise sources (solutions), no .md chapters, no workflows (a push with the
-        # workflow's token may not change .github/workflows, and readers do not need them)
-        if (name.startswith(("exercises/", ".github/")) or (name.startswith("chapters/") and name.endswith(".md"))
+        # no exercise sources (solutions), no test suite (its fixtures hold a set's source with
+        # solutions and hidden tests), no .md chapters, no workflows (a push with the workflow's
+        # token may not change .github/workflows, and readers do not need them)
+        if (name.startswith(("exercises/", "tests/", ".github/")) or (name.startswith("chapters/") and name.endswith(".md"))
                 or not (ROOT / name).is_file()):
             continue
         (out / name).parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ and updated by nbgitpuller (its own GitPuller) after a second publish.
 Also: the student notebook ``python -m lib.grading release`` writes is the one the
 launch buttons open, and its set-up cell says which front-end piece is missing.
 """
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +64,24 @@ def test_the_branch_has_its_own_gitignore_and_no_sources_or_workflows(published)
                 t.startswith("chapters/")]
     for name in ["pyproject.toml", "binder/requirements.txt", "lib/notebooks/setup_cell.py"]:
         assert name in tracked, name
+
+
+# what marks a solution or a hidden test in an exercise source (lib/grading/source.py)
+SOLUTION_MARKS = re.compile(r"^\s*# (BEGIN SOLUTION|HIDDEN TESTS)\b|#\s*SOLUTION\s*$", re.MULTILINE)
+
+
+def test_no_file_of_the_branch_holds_a_solution(tmp_path):
+    """Students browse the `notebooks` branch (Binder's and the hub's file browser): no file
+    there holds an exercise source's solutions or hidden tests (the grader's own code, which
+    defines the marks, excepted)."""
+    tree = launch_tree(tmp_path / "tree")
+    assert (tree / "_generated" / "exercises").is_dir()
+    found = [str(path.relative_to(tree)) for path in tree.rglob("*") if path.is_file()
+             and "lib/grading" not in path.relative_to(tree).as_posix()
+             and SOLUTION_MARKS.search(path.read_text(errors="replace"))]
+    assert found == []
+    source = ROOT / "exercises" / "01_bayesian_learning" / "01_bayesian_learning.md"
+    assert SOLUTION_MARKS.search(source.read_text()), "the marks are the exercise sources' own"
 
 
 def test_a_tree_whose_gitignore_hides_the_notebooks_is_refused(tmp_path):
