@@ -85,7 +85,9 @@ def test_a_failing_cell_fails_the_strict_build(tmp_path):
 
 def test_chapters_define_the_book_macros_for_jupyterlab():
     """The book's MathJax macros (_config.yml) are also defined in each chapter's hidden
-    first markdown cell, so that JupyterLab, Binder and Colab render the maths."""
+    first markdown cell, so that a chapter's .md opened as a notebook through jupytext
+    renders the maths (the exported notebooks drop that cell and have the macros written
+    out in each markdown cell: tools/export_notebooks.py)."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
     for page in sorted((ROOT / "chapters").glob("*.md")):

@@ -156,7 +156,7 @@ def figure_notebook(work, chapter):
     """A copy of the chapter's notebook, beside it, with only the cells its interactive figures
     need (``widget_cells``; their ids and metadata kept; of a cell needed for its imports,
     only those), and their number: JupyterLab renders
-    no prose or maths there (two chapters are read whole above), which took most of
+    no prose or maths there (chapter 1 is read whole in test_binder_session.py), which took most of
     Chromium's CPU."""
     path = work / "chapters" / f"{chapter}.ipynb"
     nb = nbformat.read(path, as_version=4)

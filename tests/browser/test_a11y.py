@@ -89,15 +89,16 @@ def open_site_page(browser, site_url, path, viewport, mode, weight=None):
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("path", PAGES)
 def test_page_in_chromium(browser, site_url, path, size):
-    """Every page at desktop and phone size, each loaded once and its maths typeset once,
-    with the checks of that page and size run on it in turn:
+    """Every chapter and exercise page (site_checks.PAGES) at desktop and phone size, each
+    loaded once and its maths typeset once, with the checks of that page and size run on it
+    in turn:
 
     * a chapter at desktop size, first: the weight of a first visit (check_weight: the
       page's own load, with a cold cache, measured instead of loading it once more);
-    * phone size: the layout and figure-text checks of test_site.check_phone;
-    * desktop size: no broken formula (test_site.check_maths: no MathJax error, unknown
+    * phone size: the layout and figure-text checks of site_checks.check_phone;
+    * desktop size: no broken formula (site_checks.check_maths: no MathJax error, unknown
       macro or control character in the TeX);
-    * a chapter at desktop size: test_site.check_renders (maths, figures, explorers, no
+    * a chapter at desktop size: site_checks.check_renders (maths, figures, explorers, no
       stray request, a screenshot of its first screen), before anything on the page is
       touched; a failing page is saved whole to _build/screenshots/FAILED-*.png;
     * WCAG 2.1 A/AA (axe) in light mode, then in dark mode: the reader's colour scheme
