@@ -4,7 +4,9 @@
 true``: a raising cell, and so every hidden ``remove-cell`` assertion that pins a number,
 fails the build; ``-W``: a warning fails it). This checks what that execution left in
 ``BUILD/jupyter_execute``: every page was executed, top to bottom, from the code that is
-in its source now (not an older cached run), and no cell shows an error or a traceback.
+in its source now (not an older cached run), no cell shows an error or a traceback, and
+no image (or frame of an interactive figure) carries a layout problem that
+``lib.plots.export.figure_png`` recorded (text on text, a legend over data).
 Used by `make nbval` (tests/book/test_executed_notebooks.py) and `make chapter`
 (tools/build_one.py).
 
@@ -52,7 +54,32 @@ def problems(source_cells, executed):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" or "Traceback (most recent call last)" in _text(out.get("text", "")):
                 found.append(f"code cell {i}: {out.get('ename', 'traceback')}")
+            found += [f"code cell {i}: a figure{where}: {problem}" for where, problem in _layout(out.get("data", {}))]
     return found
+
+
+FRAME = re.compile(r'data-src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
+
+
+def _layout(data):
+    """``(where, problem)`` for each layout problem (text on text, a legend over data) that
+    lib.plots.export.figure_png recorded in the PNGs of an output: its image, and the frames
+    of an interactive figure's explorer."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    images = [_text(data["image/png"])] if "image/png" in data else []
+    images += FRAME.findall(_text(data.get("text/html", "")))
+    out = []
+    for image in images:
+        info = Image.open(io.BytesIO(base64.b64decode(image))).info  # its text chunks, not its pixels
+        if "lib.layout" in info:
+            values = info.get("lib.values", "null")
+            where = "" if values == "null" else f" drawn for {values}"
+            out += [(where, problem) for problem in json.loads(info["lib.layout"])]
+    return out
 
 
 def source_path(page, root=ROOT):

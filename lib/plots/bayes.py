@@ -180,10 +180,10 @@ def plot_candy_posteriors(n_limes=10, prior=CANDY_PRIOR, show_map=True):
     fig = new_figure((9, 3.6))
     ax_post, ax_pred = fig.subplots(1, 2)
     _draw_path(ax_post, ax_pred, learner, data, show_map=show_map)
-    ax_post.set_xlabel("number of lime candies observed, N")
-    ax_pred.set_xlabel("number of lime candies observed, N")
+    ax_post.set_xlabel("lime candies observed, N")
+    ax_pred.set_xlabel("lime candies observed, N")
     ax_post.set_title("(a) posterior of each bag")
-    ax_pred.set_title("(b) probability that the next candy is lime")
+    ax_pred.set_title("(b) P(next candy is lime)")
     return fig
 
 
@@ -198,7 +198,8 @@ def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
              for i in range(len(CANDY_BAGS))]
     ax_post.set_ylabel("posterior probability")
     ax_post.set_ylim(-0.02, 1.02)
-    ax_post.legend(fontsize=8, loc="best")
+    # under the panel: inside, some run of draws crosses any corner with one of five curves
+    ax_post.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False)
     pred = path @ learner.table[lime]
     bayes_line, = ax_pred.plot(n, pred, "o-", ms=3.5, color="k", label="Bayesian prediction")
     map_line = None
@@ -211,8 +212,21 @@ def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
     ax_pred.legend(fontsize=8, loc="lower right")
     for ax in (ax_post, ax_pred):
         ax.grid(alpha=0.3)
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=11, integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, min_n_ticks=1))
+    _fit_x((ax_post, ax_pred), len(data))
     return posts, bayes_line, map_line
+
+
+def _fit_x(axes, n_last):
+    """The x axes from no draw to the last, with matplotlib's margins; one unit wide when
+    there is no draw yet (matplotlib's own range for one point, +-0.05, would be labelled
+    -0.045, -0.030, ... on top of each other)."""
+    for ax in axes:
+        ax.set_autoscalex_on(True)
+        ax.relim()
+        ax.autoscale_view(scaley=False)
+        if n_last == 0:
+            ax.set_xlim(-0.5, 0.5)
 
 
 def _update_path(live, learner, data):
@@ -228,9 +242,7 @@ def _update_path(live, learner, data):
     is_lime = np.array([d == "lime" for d in data], dtype=bool)
     lime_ticks.set_offsets(np.c_[n[1:][is_lime], np.zeros(is_lime.sum())])
     cherry_ticks.set_offsets(np.c_[n[1:][~is_lime], np.zeros((~is_lime).sum())])
-    for ax in live.fig.axes:
-        ax.relim()
-        ax.autoscale_view(scaley=False)
+    _fit_x(live.fig.axes, len(data))
     return int(is_lime.sum())
 
 

@@ -160,7 +160,8 @@ def plot_curse(ns, by_n, ds, by_d):
     ax1.set_xlabel("training points N")
     ax1.set_ylabel("held-out log likelihood per point")
     ax1.set_title("(a) against N", fontsize=10)
-    ax1.legend(fontsize=8)
+    # one legend under both panels (the same methods in both): inside, the curves fill them
+    fig.legend(*ax1.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     ax2.set_xscale("log", base=2)
     ax2.set_yscale("log")
     ax2.set_xticks(ds, [str(d) for d in ds])

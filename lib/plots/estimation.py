@@ -3,6 +3,8 @@ against the Beta posterior, the prior-plus-data explorer, the linear Gaussian fi
 cross entropy against squared error, and the table of parameter counts. The numbers come from :mod:`lib.estimation`.
 """
 import numpy as np
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 from scipy.special import betaln, expit
 
 from lib._validation import check_scalar
@@ -18,6 +20,10 @@ from lib.estimation import (
 from lib.plots.live import LiveFigure
 from lib.plots.style import clear_data, new_figure
 from lib.plots.tables import markdown_table
+
+#: The axes' height over the data's in the figures with a legend band at the top
+#: (:func:`plot_grid_vs_beta`: two legend rows; :func:`plot_beta_update`: three)
+LEGEND_BAND, BETA_BAND = 1.35, 1.5
 
 __all__ = ["plot_beta_densities", "plot_beta_panels", "plot_beta_update", "plot_linear_gaussian",
            "plot_grid_vs_beta", "plot_loss_comparison", "parameter_count_table"]
@@ -74,13 +80,16 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, live=None):
     else:  # a live redraw: the same axes, drawn again
         clear_data(live.state)
     ax, fig = live.state, live.fig
-    ax.plot(theta, prior.pdf(theta), color="tab:blue", label=f"prior Beta({a:g}, {b:g})")
+    # the curves and marks stay below a band at the top that holds the legend (a curve
+    # that runs off, as Beta(0.5, b) at 0, is cut at the band)
+    data_area = Rectangle((0, 0), 1, 1 / BETA_BAND, transform=ax.transAxes)
+    ax.plot(theta, prior.pdf(theta), color="tab:blue", label=f"prior Beta({a:g}, {b:g})", clip_path=data_area)
     if heads + tails > 0:
         lik = np.exp(bernoulli_log_likelihood(theta, heads, tails)
                      - betaln(heads + 1, tails + 1))  # scaled to integrate to 1
-        ax.plot(theta, lik, color="tab:gray", ls="--", label="likelihood (scaled)")
+        ax.plot(theta, lik, color="tab:gray", ls="--", label="likelihood (scaled)", clip_path=data_area)
     ax.plot(theta, post.pdf(theta), color="tab:red", lw=2,
-            label=f"posterior Beta({post.a:g}, {post.b:g})")
+            label=f"posterior Beta({post.a:g}, {post.b:g})", clip_path=data_area)
     marks = [("posterior mean", post.mean(), "tab:red", ":")]
     if heads + tails > 0:
         marks.append(("MLE", mle_bernoulli(heads, tails), "black", "-"))
@@ -89,11 +98,12 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, live=None):
     except ValueError:
         ax.plot([], [], " ", label="MAP: no unique mode")
     for name, value, color, ls in marks:
-        ax.axvline(value, color=color, ls=ls, lw=1.2, label=f"{name} = {value:.3f}")
-    top = np.nanmax([prior.pdf(theta).max(), post.pdf(theta).max()])
-    ax.set(xlim=(0, 1), ylim=(0, min(1.1 * top, 12)), xlabel=r"$\theta$ = P(heads)",
+        ax.axvline(value, ymax=1 / BETA_BAND, color=color, ls=ls, lw=1.2, label=f"{name} = {value:.3f}")
+    top = min(1.1 * np.nanmax([prior.pdf(theta).max(), post.pdf(theta).max()]), 12)
+    ticks = MaxNLocator(nbins=5).tick_values(0, top)
+    ax.set(xlim=(0, 1), ylim=(0, BETA_BAND * top), yticks=ticks[ticks <= top], xlabel=r"$\theta$ = P(heads)",
            ylabel="density", title=f"{heads} heads, {tails} tails")
-    ax.legend(fontsize=8, frameon=False, loc="best")  # where it covers no curve: they move
+    ax.legend(fontsize=8, frameon=False, loc="upper center", ncol=2, columnspacing=1.0)
     return fig
 
 
@@ -146,10 +156,8 @@ def plot_grid_vs_beta(cherries=7, limes=3, n_grid=101, a=1.0, b=1.0, live=None):
     state["label"].set_text(label)
     ax = state["line"].axes
     ax.set_title(title)
-    ax.dataLim.y1 = max(density.max(), curve.max())  # bars start at 0: the rest is the same
-    ax.set_autoscaley_on(True)  # the top as a fresh drawing finds it
-    ax.autoscale_view(scalex=False)
-    ax.set_ylim(bottom=0)
+    # a band above the tallest bar or curve holds the legend, which no bar or curve reaches
+    ax.set_ylim(0, LEGEND_BAND * max(density.max(), curve.max()))
     return live.fig
 
 
@@ -168,7 +176,7 @@ def _grid_vs_beta_axes(live, same, theta, step, fine, label):
                   color="#67a9cf", alpha=0.6, label=f"{n_grid} bags: posterior mass / {step:g}")
     line, = ax.plot(fine, np.zeros_like(fine), color="tab:red", lw=2, label=label)
     ax.set(xlim=(-0.02, 1.02), xlabel=r"cherry fraction $\theta$", ylabel="density")
-    legend = ax.legend(fontsize=8, frameon=False, loc="best")  # placed at each draw, off the curve
+    legend = ax.legend(fontsize=8, frameon=False, loc="upper left")  # in the band over the data
     live.start(fig, same, {"bars": bars.patches, "line": line,
                            "label": next(t for t in legend.get_texts() if t.get_text() == label)})
 
@@ -190,9 +198,11 @@ def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):
                            (w_ce, "cross entropy (ML)", dict(color="tab:red")),
                            (w_se, "squared error", dict(color="tab:blue", ls="-."))]:
         ax.plot(grid, expit(w[0] + w[1] * grid), lw=2, label=name, **style)
-    ax.set(xlabel="x", ylabel="P(y = 1 | x)", title="(a) one data set", ylim=(-0.08, 1.6),
+    ax.set(xlabel="x", ylabel="P(y = 1 | x)", title="(a) one data set", ylim=(-0.08, 1.08),
            yticks=np.linspace(0, 1, 6))
-    ax.legend(fontsize=8, frameon=False, loc="upper left", ncol=2)
+    # one legend under the panels (the two fits have the same lines in both): inside, the
+    # labels at 0 and 1 and the curves leave no room on a phone's column
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     if runs_ce is not None:
         ax = axes[1]
         true_w = np.asarray(true_w)
@@ -203,7 +213,6 @@ def plot_loss_comparison(x, y, w_ce, w_se, true_w, runs_ce=None, runs_se=None):
         ax.set(xlim=(0, 1.5), ylim=(0, 1.02), xlabel="distance from the true (w0, w1)",
                ylabel="fraction of data sets", title=f"(b) {len(runs_ce)} data sets")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, frameon=False, loc="lower right")
     return fig
 
 

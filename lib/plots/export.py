@@ -14,7 +14,7 @@ it for the website's column on any screen:
   size (CSS px, 96 per inch) travels in the output's metadata.
 
 The metadata of a PNG (its display width, the figure's size and box, the values it was
-drawn for) are ``lib.*`` text chunks, written by :func:`encode_png` (for these images
+drawn for, and what a reader could not read in it, :func:`layout_problems`) are ``lib.*`` text chunks, written by :func:`encode_png` (for these images
 and the live redraws of :mod:`lib.plots.live`) and read back by :func:`png_info`: the
 website's tests check with them that a static explorer shows the right frame.
 """
@@ -26,11 +26,12 @@ from io import BytesIO
 import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PathCollection
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 from PIL import Image, PngImagePlugin
 
-__all__ = ["figure_png", "figure_image", "encode_png", "png_info", "max_width_in", "MIN_FONT_PT",
+__all__ = ["figure_png", "figure_image", "encode_png", "png_info", "layout_problems", "max_width_in", "MIN_FONT_PT",
            "CSS_PX_PER_IN", "PIXEL_RATIO", "PHONE_COLUMN_PX"]
 
 #: Smallest text drawn in any figure (points).
@@ -104,7 +105,7 @@ def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
     if fit:
         _fit_for_column(fig, size)
     ratio = 1 if fast else PIXEL_RATIO
-    pixels, box = _draw_box(fig, CSS_PX_PER_IN * ratio, bbox)
+    pixels, box, problems = _draw_box(fig, CSS_PX_PER_IN * ratio, bbox, check=not fast)
     image = Image.fromarray(pixels, "RGBA")
     if fast and values is None:  # a plain live image: no metadata, fast zlib
         buffer = BytesIO()
@@ -115,7 +116,8 @@ def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
     size = [round(float(v), 4) for v in fig.get_size_inches()]
     return encode_png(image, {"css_width": round(image.width / ratio), "pixel_ratio": ratio,
                               "min_font_pt": min(t.get_fontsize() for t in _texts(fig)), "size_in": size,
-                              "bbox_in": [round(float(v), 4) for v in box], "values": values},
+                              "bbox_in": [round(float(v), 4) for v in box], "values": values,
+                              "layout": problems or None},
                       compress_level=1 if fast else 9)
 
 
@@ -142,8 +144,8 @@ def cut_to_box(pixels, box, facecolor):
     return out
 
 
-def _draw_box(fig, dpi, bbox=None):
-    """``(RGBA pixels, box in inches)``: ``fig`` drawn at ``dpi`` and cut to ``bbox``
+def _draw_box(fig, dpi, bbox=None, check=False):
+    """``(RGBA pixels, box in inches, layout problems)``: ``fig`` drawn at ``dpi`` and cut to ``bbox``
     (inches; None: the tight box with ``savefig.pad_inches``), widened to whole pixels,
     so that every frame of an interactive figure sits on the same pixel grid.
 
@@ -151,7 +153,8 @@ def _draw_box(fig, dpi, bbox=None):
     is measured once (``savefig`` lays out with one renderer and draws with another). The
     same pixels as ``savefig(bbox_inches=box)``; a figure with something drawn outside
     its own area (a label sticking out) is saved that way, since a draw of the figure
-    alone would cut it off."""
+    alone would cut it off. With ``check``, :func:`layout_problems` of the figure as drawn
+    (else None)."""
     pad = matplotlib.rcParams["savefig.pad_inches"]
     width, height = fig.get_size_inches()
 
@@ -159,9 +162,9 @@ def _draw_box(fig, dpi, bbox=None):
         return (min(box[0], box[1]) >= -pad * dpi - 1 and box[2] <= (width + pad) * dpi + 1
                 and box[3] <= (height + pad) * dpi + 1)
 
-    pixels, box = None, None if bbox is None else pixel_box(bbox, dpi)
-    if box is None or inside(box):
-        original, old_dpi = fig.canvas, fig.dpi
+    pixels, problems, box = None, None, None if bbox is None else pixel_box(bbox, dpi)
+    original, old_dpi = fig.canvas, fig.dpi
+    if box is None or inside(box) or check:  # (a figure that savefig draws is measured here)
         canvas = FigureCanvasAgg(fig)  # (a figure shown in a widget keeps its own canvas)
         try:
             fig.dpi = dpi
@@ -170,6 +173,8 @@ def _draw_box(fig, dpi, bbox=None):
                 box = pixel_box(fig.get_tightbbox(canvas.get_renderer()).padded(pad).extents, dpi)
             if inside(box):
                 pixels = cut_to_box(np.asarray(canvas.buffer_rgba()), box, fig.get_facecolor())
+            if check:
+                problems = layout_problems(fig, canvas.get_renderer())
         finally:
             fig.set_canvas(original)
             fig.dpi = old_dpi
@@ -181,7 +186,69 @@ def _draw_box(fig, dpi, bbox=None):
         # row it may leave out (right, top) in the facecolor, so the image is the box
         pixels = cut_to_box(np.asarray(Image.open(buffer).convert("RGBA")),
                             (0, 0, box[2] - box[0], box[3] - box[1]), fig.get_facecolor())
-    return pixels, inches
+    return pixels, inches, problems
+
+
+def layout_problems(fig, renderer):
+    """What a reader cannot read in ``fig`` as last drawn with ``renderer``, one sentence
+    each (``[]``: nothing): two texts on top of each other, and a legend entry drawn over a
+    line, a point or a bar of its axes (a framed legend: anything under its frame). Tick
+    labels outside their axis' view are not drawn and not counted, nor are the tick labels
+    of 3-D axes.
+
+    :func:`figure_png` stores them in the PNG (``lib.layout``), and the book's read-back
+    (``tools/check_executed.py``) fails on any figure that has them. Used in: every
+    chapter's figures.
+
+    >>> from lib.plots.style import new_figure
+    >>> fig = new_figure((3, 2))
+    >>> ax = fig.subplots()
+    >>> _ = ax.axvline(0.4, label="a vertical line")
+    >>> _ = ax.set(xlim=(0, 1), title="title")
+    >>> _ = ax.legend(loc="upper left", frameon=False)
+    >>> canvas = FigureCanvasAgg(fig); canvas.draw()
+    >>> layout_problems(fig, canvas.get_renderer())
+    ["legend entry 'a vertical line' is drawn over the line 'a vertical line'"]
+    """
+    undrawn = set()
+    for ax in fig.axes:
+        if ax.name == "3d":  # its tick labels are placed in 3-D when drawn: not measured here
+            undrawn |= {t for axis in (ax.xaxis, ax.yaxis, ax.zaxis) for t in axis.get_ticklabels(which="both")}
+            continue
+        for axis, k in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            lo, hi = sorted(axis.get_view_interval())
+            slack = 1e-9 * (hi - lo)
+            undrawn |= {t for t in axis.get_ticklabels(which="both") if not lo - slack <= t.get_position()[k] <= hi + slack}
+    texts = [t for t in dict.fromkeys(fig.findobj(Text)) if t.get_visible() and t.get_text().strip() and t not in undrawn]
+    found = []
+    if len(texts) > 1:
+        x0, y0, x1, y1 = np.array([t.get_window_extent(renderer).extents for t in texts]).T
+        wide = np.minimum(x1[:, None], x1) - np.maximum(x0[:, None], x0) > 1
+        high = np.minimum(y1[:, None], y1) - np.maximum(y0[:, None], y0) > 1
+        found += [f"{texts[i].get_text()!r} overlaps {texts[j].get_text()!r}"
+                  for i, j in zip(*np.nonzero(np.triu(wide & high, 1)))]
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        for entry, text in ([(legend, legend.get_texts()[0])] if legend.get_frame_on() else
+                            [(t, t) for t in legend.get_texts()]):
+            # the part inside the axes: what lies outside covers none of their (clipped) data
+            box, name = Bbox.intersection(entry.get_window_extent(renderer), ax.bbox), f"legend entry {text.get_text()!r}"
+            if box is None or min(box.size) <= 1:
+                continue
+            found += [f"{name} is drawn over the line {line.get_label()!r}" for line in ax.get_lines()
+                      if line.get_visible() and len(line.get_xydata())
+                      and line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
+            found += [f"{name} is drawn over the bar {patch.get_label()!r}" for patch in ax.patches
+                      if patch.get_visible() and Bbox.intersection(patch.get_window_extent(renderer), box) is not None
+                      and min(Bbox.intersection(patch.get_window_extent(renderer), box).size) > 1]
+            for points in ax.collections:
+                if isinstance(points, PathCollection) and points.get_visible() and len(points.get_offsets()):
+                    xy = points.get_offset_transform().transform(points.get_offsets())
+                    if np.any((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)):
+                        found.append(f"{name} is drawn over the points {points.get_label()!r}")
+    return found
 
 
 def encode_png(image, info, compress_level=9):

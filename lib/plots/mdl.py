@@ -2,6 +2,7 @@
 the polynomial-degree explorer. The numbers come from :mod:`lib.mdl`.
 """
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
 from lib.plots.live import LiveFigure
@@ -32,7 +33,12 @@ def plot_description_lengths(names, data, model, ax=None, title=None, baseline=T
     ax.set_ylabel("bits")
     if title:
         ax.set_title(title, fontsize=10)
-    ax.legend(frameon=False, fontsize=8)
+    # the legend in a band above the tallest bar, where no bar reaches
+    top = np.max(total[np.isfinite(total)])
+    ticks = MaxNLocator(nbins=6).tick_values(0, top)
+    ax.set_yticks(ticks[(ticks >= 0) & (ticks <= 1.05 * top)])
+    ax.set_ylim(0, 1.5 * top)
+    ax.legend(frameon=False, fontsize=8, loc="upper right", ncol=1)
     return ax.figure
 
 

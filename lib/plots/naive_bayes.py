@@ -100,7 +100,7 @@ def plot_loo_mistakes(X, y, predictions, titles, labels=None,
         scatter_classes(ax, X, y, classes, labels)
         ax.scatter(X[wrong, 0], X[wrong, 1], s=90, facecolor="none", edgecolor="k", lw=1.2,
                    label="misclassified")
-        ax.set(title=f"{title}: {wrong.sum()} wrong of {y.size}", xlabel=axis_labels[0])
+        ax.set(title=f"{title}:\n{wrong.sum()} wrong of {y.size}", xlabel=axis_labels[0])
     axes[0].set_ylabel(axis_labels[1])
     axes[0].legend(fontsize=8, loc="upper left")
     return fig

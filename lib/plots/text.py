@@ -10,30 +10,51 @@ from lib.plots.live import LiveFigure
 from lib.plots.style import clear_data, new_figure
 from lib.text import word_contributions
 
-__all__ = ["plot_confusion_matrix", "plot_learning_curve", "plot_reliability",
+__all__ = ["plot_confusion_matrix", "short_names", "plot_learning_curve", "plot_reliability",
            "plot_event_models", "plot_text_posterior"]
 
 
 def plot_confusion_matrix(matrix, names):
-    """Heat map of a confusion matrix, rows normalised to fractions of each true class.
+    """Heat map of a confusion matrix, rows normalised to percentages of each true class
+    (printed in the cells of 5 % or more). Dotted names are shown without the hierarchy
+    they share (:func:`short_names`), so that 20 groups fit a phone's column.
 
     Used in: Chapter 5, section "How well does it work?".
     """
     matrix = np.asarray(matrix, dtype=float)
-    rates = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
-    fig = new_figure((8.5, 7.5))
+    percent = 100 * matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
+    fig = new_figure((5.0, 5.4))  # no colour bar: the cells print their values, wider cells
     ax = fig.subplots()
-    image = ax.imshow(rates, cmap="Blues", vmin=0, vmax=1)
-    ticks = np.arange(len(names))
-    ax.set_xticks(ticks, names, rotation=90, fontsize=8)
-    ax.set_yticks(ticks, names, fontsize=8)
-    for i, j in zip(*np.nonzero(rates >= 0.05)):
-        ax.text(j, i, f"{rates[i, j]:.2f}".lstrip("0"), ha="center", va="center", fontsize=6,
-                color="white" if rates[i, j] > 0.5 else "black")
+    image = ax.imshow(percent, cmap="Blues", vmin=0, vmax=100)
+    ticks, labels = np.arange(len(names)), short_names(names)
+    ax.set_xticks(ticks, labels, rotation=90, fontsize=8)
+    ax.set_yticks(ticks, labels, fontsize=8)
+    for i, j in zip(*np.nonzero(percent >= 5)):
+        ax.text(j, i, f"{percent[i, j]:.0f}", ha="center", va="center", fontsize=6,
+                color=_readable_on(image.to_rgba(percent[i, j])))
     ax.set_xlabel("predicted group")
-    ax.set_ylabel("true group")
-    fig.colorbar(image, ax=ax, shrink=0.7, label="fraction of the true group's test posts")
+    ax.set_ylabel("true group (each row: % of its test posts)")
     return fig
+
+
+def _readable_on(colour):
+    """Black or white, whichever contrasts more with ``colour`` (WCAG's relative luminance)."""
+    rgb = np.asarray(colour[:3], dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = linear @ [0.2126, 0.7152, 0.0722]
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
+
+
+def short_names(names):
+    """Dotted names without their shared hierarchy: the last part, or the last two where
+    the last part is not unique or shorter than three letters.
+
+    >>> short_names(["comp.sys.mac.hardware", "comp.sys.ibm.pc.hardware", "sci.space", "comp.windows.x"])
+    ['mac.hardware', 'pc.hardware', 'space', 'windows.x']
+    """
+    parts = [str(name).split(".") for name in names]
+    last = [p[-1] for p in parts]
+    return [p[-1] if last.count(p[-1]) == 1 and len(p[-1]) >= 3 else ".".join(p[-2:]) for p in parts]
 
 
 def plot_learning_curve(curves, reference=None):
@@ -62,7 +83,8 @@ def _accuracy_axes(ax, xlabel):
     ax.set_ylim(0, 1)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy")
-    ax.legend(loc="lower right")
+    # under the axes: reference lines across the top and the bottom leave no corner free
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     ax.grid(alpha=0.3)
     return ax.figure
 
@@ -93,14 +115,16 @@ def plot_reliability(confidence, correct, n_bins=10):
     left.plot([0, 1], [0, 1], "--", color="gray", label="calibrated")
     left.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (largest posterior)",
              ylabel="fraction classified correctly", title=f"reliability (ECE {ece:.3f})")
-    left.legend(loc="upper left", fontsize=8)
+    # under each panel: inside, the bars and lines leave no corner free on a phone's column
+    below = dict(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize=8, frameon=False)
+    left.legend(**below)
     right.bar(centres, bins.count, width=width * 0.9, color="tab:gray", log=True)
     mean_confidence, accuracy = float(np.mean(confidence)), float(np.mean(correct))
     right.axvline(mean_confidence, color="black", label=f"mean confidence {mean_confidence:.3f}")
     right.axvline(accuracy, color="tab:blue", linestyle="--", label=f"accuracy {accuracy:.3f}")
     right.set(xlim=(0, 1), xlabel="confidence (largest posterior)", ylabel="number of examples",
               title="how often each confidence occurs")
-    right.legend(loc="upper left", fontsize=8)
+    right.legend(**below)
     return fig
 
 

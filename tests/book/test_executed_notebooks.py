@@ -35,6 +35,26 @@ def test_a_bad_execution_is_reported():
     assert problems(["x = 1", "y = 2"], {"cells": later}) == ["cells were not executed top to bottom"]
 
 
+def test_a_figure_with_text_on_text_is_reported():
+    """figure_png records what a reader cannot read (lib.layout); the read-back names it,
+    for an image and for a frame of an explorer."""
+    import base64
+
+    from lib.plots.export import figure_png
+    from lib.plots.style import new_figure
+
+    fig = new_figure((3, 2))
+    fig.subplots().set_title("a title")
+    fig.axes[0].text(0.5, 1.02, "on the title", transform=fig.axes[0].transAxes, ha="center")
+    png = base64.b64encode(figure_png(fig, {"n": 3})).decode()
+    cell = {"cell_type": "code", "source": "x = 1", "execution_count": 1, "outputs": [
+        {"output_type": "display_data", "data": {"image/png": png}},
+        {"output_type": "display_data", "data": {"text/html": f'<span data-src="data:image/png;base64,{png}"></span>'}}]}
+    found = problems(["x = 1"], {"cells": [cell]})
+    assert len(found) == 2 and all(f.startswith('code cell 0: a figure drawn for {"n": 3}: ') and "on the title" in f
+                                   for f in found), found
+
+
 def test_source_code_drops_the_cell_options(tmp_path):
     page = tmp_path / "p.md"
     page.write_text("# T\n\n```{code-cell} ipython3\n:tags: [remove-cell]\n:mystnb:\n:  figure:\n"

@@ -522,7 +522,7 @@ def test_loo_mistakes_figure_rings_the_wrong_examples():
     X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
     y = np.array(["a", "a", "b", "b"])
     fig = plot_loo_mistakes(X, y, [y, np.array(["a", "b", "b", "a"])], ["first", "second"])
-    assert [ax.get_title() for ax in fig.axes] == ["first: 0 wrong of 4", "second: 2 wrong of 4"]
+    assert [ax.get_title() for ax in fig.axes] == ["first:\n0 wrong of 4", "second:\n2 wrong of 4"]
     rings = fig.axes[1].collections[-1].get_offsets()
     assert np.asarray(rings).tolist() == [[1.0, 0.0], [5.0, 5.0]]
 

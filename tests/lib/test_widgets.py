@@ -24,7 +24,6 @@ from lib.plots.export import (
     MIN_FONT_PT,
     PHONE_COLUMN_PX,
     PIXEL_RATIO,
-    _fit_for_column,
     figure_png,
     max_width_in,
     png_info,
@@ -398,69 +397,38 @@ def test_new_figures_updated_in_place_save_as_a_fresh_drawing(case):
     assert saved.shape == fresh.shape and np.mean(np.abs(saved - fresh) > 40) < 0.002
 
 
-def _layout_problems(fig):
-    """What a reader cannot read in ``fig`` as the website draws it: two texts on top of each
-    other (tick labels outside the axes' view, which are not drawn, left out), and a legend
-    entry over a line or a point of its axes (a framed legend: anything under its frame)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import PathCollection
-    from matplotlib.text import Text
-
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    undrawn = set()
-    for ax in fig.axes:
-        for axis, k in ((ax.xaxis, 0), (ax.yaxis, 1)):
-            lo, hi = sorted(axis.get_view_interval())
-            undrawn |= {t for t in axis.get_ticklabels(which="both")
-                        if not lo - 1e-9 * (hi - lo) <= t.get_position()[k] <= hi + 1e-9 * (hi - lo)}
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in dict.fromkeys(fig.findobj(Text))
-             if t.get_visible() and t.get_text().strip() and t not in undrawn]
-    problems = [f"{s!r} overlaps {u!r}" for i, (s, a) in enumerate(boxes) for u, b in boxes[i + 1:]
-                if min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1]
-    for ax in fig.axes:
-        legend = ax.get_legend()
-        if legend is None or not legend.get_visible():
-            continue
-        for item in [legend] if legend.get_frame_on() else legend.get_texts():
-            box, name = item.get_window_extent(renderer), "the legend" if item is legend else repr(item.get_text())
-            problems += [f"{name} is drawn over the line {line.get_label()!r}" for line in ax.get_lines()
-                         if line.get_visible() and len(line.get_xydata())
-                         and line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
-            for points in (c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())):
-                xy = points.get_offset_transform().transform(points.get_offsets())
-                if np.any((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)):
-                    problems.append(f"{name} is drawn over the points {points.get_label()!r}")
-    return problems
+def _layout(fig):
+    """The layout problems ``figure_png`` finds in ``fig`` and stores in its PNG (``lib.layout``)."""
+    return png_info(figure_png(fig)).get("lib.layout", [])
 
 
 @pytest.mark.parametrize("case", range(17))
 def test_chapter_figures_have_no_text_on_text_and_no_legend_over_data(case):
     """Each interactive figure, at both settings, as the website draws it (narrowed to the
-    phone's column): no text on another, no legend entry over the curves or points."""
+    phone's column): no text on another, no legend entry over the curves, points or bars."""
     plot, fixed, a, b = _chapter_figures()[case]
     for values in (a, b):
-        fig = plot(**values, **fixed)
-        _fit_for_column(fig)
-        assert _layout_problems(fig) == [], (plot.__name__, values)
+        assert _layout(plot(**values, **fixed)) == [], (plot.__name__, values)
 
 
-def test_layout_problems_finds_text_on_text_and_a_legend_over_a_curve():
+def test_figure_png_records_text_on_text_and_a_legend_over_data():
     fig = new_figure((4, 3))
     ax = fig.subplots()
     x = np.linspace(0, 1, 50)
     ax.plot(x, 0.95 + 0 * x, label="flat line near the top")
+    ax.bar([0.5], [0.9], width=1.0, label="a bar")
     ax.set_ylim(0, 1)
     ax.legend(loc="upper left", frameon=False)
     ax.set_title("a title")
     ax.text(0.5, 1.02, "a note on the title", transform=ax.transAxes, ha="center")
-    problems = _layout_problems(fig)
-    assert "'flat line near the top' is drawn over the line 'flat line near the top'" in problems
+    problems = _layout(fig)
+    assert "legend entry 'flat line near the top' is drawn over the line 'flat line near the top'" in problems
+    assert any(p.startswith("legend entry 'a bar' is drawn over the bar") for p in problems), problems
     assert {"'a title' overlaps 'a note on the title'", "'a note on the title' overlaps 'a title'"} & set(problems)
     ax.get_legend().remove()
     ax.texts[0].remove()
-    assert _layout_problems(fig) == []
+    assert _layout(fig) == []
+    assert "lib.layout" not in png_info(figure_png(fig))  # nothing to say: no chunk
 
 
 def _text_model():
