@@ -52,6 +52,7 @@ help:
 # pip installs uv, which installs the rest: the newest versions that fit, as pip would, for
 # a sixth of pip's CPU (benchmarks/results.md, round 10).
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "make needs Python 3.11 or newer (pyproject.toml; scikit-learn 1.9, the tests'"'"' oracle, has no release for older), found $(PYTHON) " + sys.version.split()[0])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "$$(sed -n 's/^ *"\(uv[<>=][^"]*\)".*/\1/p' pyproject.toml)"
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[book,grade,test]"

@@ -40,7 +40,8 @@ def collected(tmp_path_factory):
     (where / "xdist_probe.py").write_text(PROBE)
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                           "-p", "xdist_probe", *SLOW, "tests/browser"], cwd=TESTS.parent, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(where)})
+                         env={**{k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"},  # not the outer run's
+                              "PYTHONPATH": str(where)})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return [tuple(line.split("\t")[1:]) for line in out.stdout.splitlines() if line.startswith("ITEM\t")]
 

@@ -12,9 +12,9 @@ these versions; the runtime floors are Colab's versions, with which tests/test_l
 runs every chapter and exercise set.
 """
 import sys
+import tomllib
 from pathlib import Path
 
-import tomllib
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]

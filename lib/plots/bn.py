@@ -26,7 +26,7 @@ from lib.bn import (
     markov_blanket,
 )
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data
+from lib.plots.style import clear_data, new_figure
 from lib.plots.tables import markdown_table
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
@@ -418,7 +418,8 @@ def plot_linear_gaussian(parent, child, line, bins=None, labels=("x", "y")):
                   label=f"discretised: mean per bin ({len(bins) - 1} bins)")
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
-    ax.legend(fontsize=8, loc="upper left")
+    # under the axes: the sample, its band and the steps fill the corners
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     fig.tight_layout()
     return fig
 
@@ -437,25 +438,25 @@ def plot_link_posteriors(link_probs, names, true_links, best_links, titles, figs
     index = {name: k for k, name in enumerate(names)}
     cells = lambda links: [tuple(sorted(index[x] for x in e)) for e in links]  # noqa: E731
     upper = np.triu(np.ones((n, n), dtype=bool), 1)
-    fig, axes = plt.subplots(1, len(link_probs), figsize=figsize or (5.2 * len(link_probs), 5.0),
-                             squeeze=False)
-    for ax, p, best, title in zip(axes[0], link_probs, best_links, titles):
+    fig = new_figure(figsize or (5.2 * len(link_probs), 5.0))
+    axes = np.atleast_1d(fig.subplots(1, len(link_probs), sharey=True))
+    for ax, p, best, title in zip(axes, link_probs, best_links, titles):
         image = ax.imshow(np.where(upper, p, np.nan), vmin=0, vmax=1, cmap="Blues")
-        for u, v in zip(*np.nonzero(upper)):
-            ax.text(v, u, f"{p[u, v]:.2f}", ha="center", va="center", fontsize=7,
-                    color="white" if p[u, v] > 0.6 else "black")
+        for u, v in zip(*np.nonzero(upper)):  # ".44", "1": the digits that fit a cell on a phone
+            ax.text(v, u, "1" if p[u, v] >= 0.995 else f"{p[u, v]:.2f}".lstrip("0"), ha="center",
+                    va="center", fontsize=7, color="white" if p[u, v] > 0.6 else "black")
         for u, v in cells(true_links):
             ax.add_patch(Rectangle((v - 0.46, u - 0.46), 0.92, 0.92, fill=False, ec="black", lw=1.8))
         for u, v in cells(best):
-            ax.plot(v + 0.28, u - 0.28, "o", color="#e6550d", ms=5)
-        ax.set_xticks(range(n), names, rotation=45, ha="right")
+            ax.plot(v + 0.3, u - 0.3, "o", color="#e6550d", ms=4)
+        ax.set_xticks(range(n), names, rotation=90)
         ax.set_yticks(range(n), names)
         ax.set_title(title)
     handles = [Rectangle((0, 0), 1, 1, fill=False, ec="black", lw=1.8),
                Line2D([], [], ls="none", marker="o", color="#e6550d", ms=5)]
-    axes[0, 0].legend(handles, ["link of the true network", "link of the best graph"],
-                      loc="lower left", fontsize=8, frameon=False)
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.7, label="posterior link probability")
+    fig.legend(handles, ["link of the true network", "link of the best graph"], loc="outside lower center",
+               ncol=2, fontsize=8, frameon=False)
+    fig.colorbar(image, ax=list(axes), shrink=0.7, label="posterior link probability")
     return fig
 
 

@@ -8,11 +8,14 @@ Sections "EM for k means" (:func:`plot_known_variance_steps`, :func:`plot_mean_p
 (:func:`plot_mean_field`), "Try it yourself" (:func:`plot_em_2d`) and "Structural EM
 with a hidden variable" (:func:`plot_hidden_structures`).
 """
+import textwrap
+
 import numpy as np
 
 from lib.density import mixture_density
 from lib.em.known_variance import lower_bound_curves, one_mean_em_path
 from lib.em.mixture import em_history
+from lib.plots.export import MIN_FONT_PT
 from lib.plots.live import LiveFigure
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
@@ -130,7 +133,9 @@ def plot_log_likelihood(log_likelihood, true_log_likelihood=None, ax=None, label
                    label=f"true model ({true_log_likelihood:.1f})")
     ax.set_xlabel("iteration")
     ax.set_ylabel("log likelihood $L$")
-    ax.legend(fontsize=8, loc="best")  # off the curve and the true model's line
+    # under the axes: the curve climbs through one corner and the true model's line runs
+    # along the top or the bottom, which leaves no corner free for every run
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
     return fig if fig is not None else ax.figure
 
 
@@ -309,7 +314,8 @@ def plot_mean_field(mean, covariance, trace):
     ax1.set_xlabel("$z_1$")
     ax1.set_ylabel("$z_2$")
     ax1.set_title("(a) target and approximation", fontsize=10)
-    ax1.legend(fontsize=7, loc="lower right")
+    # under the panel: on a phone's column the equal-aspect panel is too small to hold it
+    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
     ax2.plot(np.arange(len(trace.elbo)), trace.elbo, color=COLORS[0], marker="o", ms=3)
     ax2.axhline(trace.elbo[-1], color="k", ls=":", lw=1)
     ax2.set_xlabel("single-coordinate updates")
@@ -319,25 +325,29 @@ def plot_mean_field(mean, covariance, trace):
 
 
 def plot_hidden_structures(nets, titles, hidden, extra_counts=None):
-    """Networks side by side (``nets``, one :func:`lib.plots.bn.plot_network` panel
+    """Networks one above another (``nets``, one :func:`lib.plots.bn.plot_network` panel
     each, the node ``hidden`` shaded where present) and a bar chart of their numbers of
     free parameters (:meth:`lib.bn.BayesNet.n_parameters`) labelled by the first line of
     ``titles``, followed by the bars of ``extra_counts = {label: count}`` (not drawn).
     Used in: Chapter 7, section "Structural EM with a hidden variable"."""
     from lib.plots.bn import plot_network
 
-    fig = _figure(4.2 * len(nets) + 3.2, 3.8)
-    grid = fig.add_gridspec(1, len(nets) + 1, width_ratios=[4.2] * len(nets) + [3.2])
-    for k, (net, title) in enumerate(zip(nets, titles)):
-        ax = fig.add_subplot(grid[0, k])
+    # one network a row, as wide as a phone's column, and the counts under them as horizontal
+    # bars (labels that need no turning); node text at the smallest size figure_png allows,
+    # so each box fits its name
+    fig = _figure(5.0, 2.4 * len(nets) + 1.8)
+    top, bottom = fig.subfigures(2, 1, height_ratios=[2.4 * len(nets), 1.8])  # margins of their own
+    for ax, net, title in zip(top.subplots(len(nets), 1), nets, titles):
         shade = {hidden: "#fde2c8"} if hidden in net.names else None
-        plot_network(net, ax=ax, colors=shade, title=title, fontsize=7)
-    ax = fig.add_subplot(grid[0, -1])
+        plot_network(net, ax=ax, colors=shade, title=title, fontsize=MIN_FONT_PT)
+    ax = bottom.subplots()
     extra = dict(extra_counts or {})
     counts = [net.n_parameters() for net in nets] + list(extra.values())
-    labels = [t.split("\n")[0] for t in titles] + list(extra)
-    bars = ax.bar(range(len(counts)), counts, color=[COLORS[k % len(COLORS)] for k in range(len(counts))])
-    ax.bar_label(bars, fontsize=8)
-    ax.set_xticks(range(len(counts)), labels, rotation=25, ha="right", fontsize=7)
-    ax.set_ylabel("free parameters")
+    labels = [textwrap.fill(t, 14) for t in [t.split("\n")[0] for t in titles] + list(extra)]
+    bars = ax.barh(range(len(counts)), counts, color=[COLORS[k % len(COLORS)] for k in range(len(counts))])
+    ax.bar_label(bars, fontsize=8, padding=2)
+    ax.set_yticks(range(len(counts)), labels, fontsize=8, linespacing=0.95)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.12 * max(counts))
+    ax.set_xlabel("free parameters")
     return fig

@@ -189,12 +189,23 @@ def _draw_box(fig, dpi, bbox=None, check=False):
     return pixels, inches, problems
 
 
+def _covers(box, line):
+    """Whether ``box`` (display pixels) covers part of ``line``: its segments, or for a
+    line of markers only, one of its markers."""
+    path = line.get_path().transformed(line.get_transform())
+    if line.get_linestyle() in ("None", "none", "", " "):
+        xy = path.vertices
+        return bool(np.any((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)))
+    return path.intersects_bbox(box, filled=False)
+
+
 def layout_problems(fig, renderer):
     """What a reader cannot read in ``fig`` as last drawn with ``renderer``, one sentence
     each (``[]``: nothing): two texts on top of each other, and a legend entry drawn over a
     line, a point or a bar of its axes (a framed legend: anything under its frame). Tick
-    labels outside their axis' view are not drawn and not counted, nor are the tick labels
-    of 3-D axes.
+    labels outside their axis' view, or of axes turned off, are not drawn and not counted,
+    nor are the tick labels of 3-D axes. Rotated text is measured by its bounding box: turn
+    labels by 90 degrees, not 45, where they stand side by side.
 
     :func:`figure_png` stores them in the PNG (``lib.layout``), and the book's read-back
     (``tools/check_executed.py``) fails on any figure that has them. Used in: every
@@ -212,10 +223,14 @@ def layout_problems(fig, renderer):
     """
     undrawn = set()
     for ax in fig.axes:
-        if ax.name == "3d":  # its tick labels are placed in 3-D when drawn: not measured here
-            undrawn |= {t for axis in (ax.xaxis, ax.yaxis, ax.zaxis) for t in axis.get_ticklabels(which="both")}
+        axes = [ax.xaxis, ax.yaxis] + ([ax.zaxis] if ax.name == "3d" else [])
+        if ax.name == "3d" or not ax.axison:  # 3-D tick labels are placed when drawn; "off": not drawn
+            undrawn |= {t for axis in axes for t in axis.get_ticklabels(which="both")}
             continue
         for axis, k in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            if not axis.get_visible():
+                undrawn |= set(axis.get_ticklabels(which="both"))
+                continue
             lo, hi = sorted(axis.get_view_interval())
             slack = 1e-9 * (hi - lo)
             undrawn |= {t for t in axis.get_ticklabels(which="both") if not lo - slack <= t.get_position()[k] <= hi + slack}
@@ -238,8 +253,7 @@ def layout_problems(fig, renderer):
             if box is None or min(box.size) <= 1:
                 continue
             found += [f"{name} is drawn over the line {line.get_label()!r}" for line in ax.get_lines()
-                      if line.get_visible() and len(line.get_xydata())
-                      and line.get_path().transformed(line.get_transform()).intersects_bbox(box, filled=False)]
+                      if line.get_visible() and len(line.get_xydata()) and _covers(box, line)]
             found += [f"{name} is drawn over the bar {patch.get_label()!r}" for patch in ax.patches
                       if patch.get_visible() and Bbox.intersection(patch.get_window_extent(renderer), box) is not None
                       and min(Bbox.intersection(patch.get_window_extent(renderer), box).size) > 1]

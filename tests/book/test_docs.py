@@ -29,6 +29,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -218,6 +219,24 @@ def test_make_test_runs_every_stage_and_ci_runs_make_test(clone):
                   "tests/browser"):                                           # browser
         assert stage in out, f"make test no longer runs {stage!r}"
     assert re.search(r"^make test$", (ROOT / ".ci" / "run").read_text(), re.M)
+
+
+def test_make_refuses_an_older_python_by_name(tmp_path):
+    """`make` on a Python older than pyproject.toml's requires-python stops before making
+    .venv, saying what it needs and what it found (not a resolver error from pip)."""
+    import tomllib
+
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    major, minor = map(int, re.fullmatch(r">=\s*(\d+)\.(\d+)", floor).groups())
+    for name in ("Makefile", "pyproject.toml"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    older = tmp_path / "python-older"  # this Python, telling the Makefile's check an older version
+    older.write_text(f'#!/bin/bash\nexec {sys.executable} -c "import sys; sys.version_info = ({major}, {minor - 1}, 0); '
+                     f"sys.version = '{major}.{minor - 1}.0'\n$2\"\n")
+    older.chmod(0o755)
+    out = subprocess.run(["make", "install", f"PYTHON={older}"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and not (tmp_path / ".venv").exists()
+    assert f"make needs Python {major}.{minor} or newer" in out.stderr and f"{major}.{minor - 1}.0" in out.stderr, out.stderr
 
 
 def test_make_serve_serves_the_built_site(clone):

@@ -27,13 +27,13 @@ import subprocess
 import symtable
 import sys
 import tempfile
+import tomllib
 import venv
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 from xml.etree import ElementTree
 
 import nbformat
-import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]

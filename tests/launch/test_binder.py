@@ -19,7 +19,7 @@ CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
 def test_runtime_pins_a_supported_python():
-    assert (ROOT / "binder" / "runtime.txt").read_text().strip() in {"python-3.10", "python-3.11", "python-3.12"}
+    assert (ROOT / "binder" / "runtime.txt").read_text().strip() in {"python-3.11", "python-3.12"}
 
 
 def test_requirements_install_the_course_library_and_the_myst_renderer():

@@ -35,10 +35,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 
 import nbformat
 import pytest
-import tomllib
 from binder_env import (
     COLAB,
     ROOT,

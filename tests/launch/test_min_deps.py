@@ -30,6 +30,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,7 @@ def run(python, *args, cwd=ROOT):
     env = {**os.environ, "BAYES_COURSE_DATA": DATA, "PYDEVD_DISABLE_FILE_VALIDATION": "1",
            "PATH": f"{Path(python).parent}{os.pathsep}{os.environ['PATH']}"}
     env.pop("PYTHONPATH", None)
+    env.pop("PYTEST_ADDOPTS", None)  # not the outer run's (a profiling plugin this venv does not have)
     return subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
@@ -107,6 +109,15 @@ def test_the_venv_holds_exactly_the_floors(python):
     wanted = floors()
     installed = json.loads(run(python, "-c", script, *wanted).stdout)
     assert {n: Version(v) for n, v in installed.items()} == {n: Version(v) for n, v in wanted.items()}
+
+
+def test_the_python_floor_is_the_python_tested(python):
+    """pyproject.toml's requires-python names the Python these tests run on (the machine's,
+    which makes every venv here), not an older one no test runs."""
+    floor = re.fullmatch(r">=\s*(\d+\.\d+)", tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"])
+    assert floor, "requires-python is a lower bound only"
+    tested = run(python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").stdout.strip()
+    assert floor[1] == tested
 
 
 def test_lib_test_files_are_read_from_the_tree():
