@@ -2,8 +2,8 @@
 
 The site is `_build/html` (or $BOOK_HTML), built by `make book`. Chromium is Debian's
 (`/usr/bin/chromium`, or $CHROMIUM), driven by Python playwright; playwright never
-downloads a browser. The CDN assets the pages load (MathJax, require.js, the ipywidgets
-HTML manager) are routed to local copies from the npm packages listed in
+downloads a browser. The CDN asset the pages load (MathJax; no page loads a widget
+manager or require.js) is routed to a local copy from the npm package listed in
 `package.json`, installed by `make browser-assets` into `_build/npm`, so the test sees
 what a reader with internet sees; every other outside request is blocked and recorded.
 """
@@ -19,7 +19,6 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -36,9 +35,6 @@ PINNED = json.loads((Path(__file__).parent / "package.json").read_text())["depen
 # (URL pattern the pages request, npm package, folder inside the package)
 CDN = [
     (r"https://cdn\.jsdelivr\.net/npm/mathjax@(?P<v>[\d.]+)/(?P<path>.*)", "mathjax", ""),
-    (r"https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/(?P<v>[\d.]+)/require\.min\.js", "requirejs", "require.js"),
-    (r"https://cdn\.jsdelivr\.net/npm/@jupyter-widgets/html-manager@(?P<v>[\d.]+)/(?P<path>.*)",
-     "@jupyter-widgets/html-manager", ""),
 ]
 
 
@@ -48,7 +44,7 @@ def local_asset(url):
         m = re.fullmatch(pattern, url.split("?")[0])
         if m:
             wanted, pinned = m["v"], PINNED[package]
-            if not pinned.startswith(wanted):  # "mathjax@3" accepts 3.2.2; html-manager@1.0.6 only 1.0.6
+            if not pinned.startswith(wanted):  # "mathjax@3" accepts 3.2.2
                 raise AssertionError(f"page requests {package}@{wanted}, tests pin {pinned}: update package.json")
             return NPM / package / (fixed or m["path"])
     return None
@@ -92,14 +88,6 @@ class Recorder:
 
     def route(self, route):
         url = route.request.url
-        if url.startswith(self.site_url) and urlsplit(url).path.endswith(".html"):
-            # The npm package `requirejs` ships require.js, not cdnjs's minified file, so
-            # the page's subresource-integrity hash for require.min.js cannot match it:
-            # drop that one attribute from the page as served to the test browser.
-            response = route.fetch()
-            body = re.sub(r'<script[^>]*require\.min\.js"[^>]*>',
-                          lambda tag: re.sub(r'\s+integrity="[^"]*"', "", tag.group(0)), response.text())
-            return route.fulfill(response=response, body=body)
         if url.startswith(self.site_url) or url.startswith("data:"):
             return route.continue_()
         path = local_asset(url)
@@ -110,11 +98,10 @@ class Recorder:
         return route.abort()
 
     def attach(self, page):
-        # Only what route() changes comes to Python: the site's pages and every address
-        # outside the site. The site's other files (styles, scripts, images, frames: most
-        # requests of a page) load directly, without a round trip through this process.
-        site = re.escape(self.site_url)
-        page.route(re.compile(rf"^(?!{site}/(?![^?#]*\.html(?:[?#]|$)))"), self.route)
+        # Only what route() changes comes to Python: every address outside the site. The
+        # site's own files (pages, styles, scripts, images, frames) load directly, without
+        # a round trip through this process.
+        page.route(re.compile(rf"^(?!{re.escape(self.site_url)}/)"), self.route)
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         return page
 

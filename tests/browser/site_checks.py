@@ -133,7 +133,8 @@ def check_renders(page, recorder, chapter):
     assert page.locator("main .lib-explorer").count() > 0, "every chapter has an interactive figure"
     assert page.locator('script[type^="application/vnd.jupyter.widget"]').count() == 0
     assert page.locator("main .jupyter-widgets, main .widget-box").count() == 0
-    assert not [u for u in recorder.served if "jupyter-widgets" in u or "require" in u], "widget manager loaded"
+    assert not [u for u in recorder.served + recorder.blocked if "jupyter-widgets" in u or "require" in u], \
+        "widget manager requested"
     assert page.locator("main .lib-explorer-controls:visible").count() == page.locator("main .lib-explorer").count()
     # nothing outside the site but the routed CDN assets, and no unexpected JavaScript errors
     assert not recorder.blocked, recorder.blocked
