@@ -18,7 +18,7 @@ from lib.bayes import (
     interval_concepts,
 )
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data, new_figure
+from lib.plots.style import clear_data, legend_under, new_figure
 from lib.plots.tables import markdown_table
 
 __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_bayes",
@@ -199,7 +199,7 @@ def _draw_path(ax_post, ax_pred, learner, data, *, show_map):
     ax_post.set_ylabel("posterior probability")
     ax_post.set_ylim(-0.02, 1.02)
     # under the panel: inside, some run of draws crosses any corner with one of five curves
-    ax_post.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False)
+    legend_under(ax_post, fontsize=8, ncol=2)
     pred = path @ learner.table[lime]
     bayes_line, = ax_pred.plot(n, pred, "o-", ms=3.5, color="k", label="Bayesian prediction")
     map_line = None

@@ -26,7 +26,7 @@ from lib.bn import (
     markov_blanket,
 )
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data, new_figure
+from lib.plots.style import clear_data, legend_under, new_figure
 from lib.plots.tables import markdown_table
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
@@ -419,7 +419,7 @@ def plot_linear_gaussian(parent, child, line, bins=None, labels=("x", "y")):
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
     # under the axes: the sample, its band and the steps fill the corners
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    legend_under(ax, -0.2, fontsize=8, ncol=2)
     fig.tight_layout()
     return fig
 

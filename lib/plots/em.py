@@ -17,6 +17,7 @@ from lib.em.known_variance import lower_bound_curves, one_mean_em_path
 from lib.em.mixture import em_history
 from lib.plots.export import MIN_FONT_PT
 from lib.plots.live import LiveFigure
+from lib.plots.style import legend_under
 
 __all__ = ["plot_known_variance_steps", "plot_mean_paths", "plot_mixture_recovery",
            "plot_log_likelihood", "plot_two_log_likelihoods", "plot_degenerate",
@@ -135,7 +136,7 @@ def plot_log_likelihood(log_likelihood, true_log_likelihood=None, ax=None, label
     ax.set_ylabel("log likelihood $L$")
     # under the axes: the curve climbs through one corner and the true model's line runs
     # along the top or the bottom, which leaves no corner free for every run
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
+    legend_under(ax, fontsize=8)
     return fig if fig is not None else ax.figure
 
 
@@ -315,7 +316,7 @@ def plot_mean_field(mean, covariance, trace):
     ax1.set_ylabel("$z_2$")
     ax1.set_title("(a) target and approximation", fontsize=10)
     # under the panel: on a phone's column the equal-aspect panel is too small to hold it
-    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
+    legend_under(ax1, -0.25, fontsize=8)
     ax2.plot(np.arange(len(trace.elbo)), trace.elbo, color=COLORS[0], marker="o", ms=3)
     ax2.axhline(trace.elbo[-1], color="k", ls=":", lw=1)
     ax2.set_xlabel("single-coordinate updates")

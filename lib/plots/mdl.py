@@ -6,7 +6,7 @@ from matplotlib.ticker import MaxNLocator
 
 from lib.mdl import TRUE_COEF, bic, polynomial_data, polynomial_scores, two_part_code
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data, new_figure
+from lib.plots.style import clear_data, legend_under, new_figure
 
 __all__ = ["plot_description_lengths", "plot_selection_panels", "plot_polynomial_mdl"]
 
@@ -88,7 +88,7 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
              label=f"MDL choice: degree {best}")
     ax0.set(xlabel="$x$", ylabel="$y$", title=f"N = {n}, noise = {noise:g}")
     # under the panel: inside, the noisier settings leave no corner free of points
-    ax0.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    legend_under(ax0, -0.2, fontsize=8)
     plot_description_lengths([str(d) for d in degrees], data, model, ax=ax1,
                              title=f"MDL picks degree {best}, BIC picks degree {best_bic}")
     ax1.set_xlabel("polynomial degree")

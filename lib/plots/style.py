@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from .export import figure_image
 
-__all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data"]
+__all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data", "legend_under"]
 
 #: The course's matplotlib settings (font sizes), applied by :func:`use_course_style`.
 COURSE_RC = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
@@ -102,3 +102,15 @@ def new_figure(figsize=(6.4, 3.6), **kwargs):
     _register_png_formatter()
     kwargs.setdefault("layout", "constrained")
     return Figure(figsize=figsize, **kwargs)
+
+
+def legend_under(ax, offset=-0.22, **kwargs):
+    """A frameless legend centred under ``ax``, its top ``offset`` axes heights below the
+    axes (under the x label), for a figure whose data leave no corner free in every setting
+    (``lib.plots.export.layout_problems`` reports a legend over data). ``kwargs`` go to
+    ``ax.legend`` (``ncol``, ``fontsize``, handles and labels). Returns the legend.
+
+    Used in: Chapter 1, section "An interactive candy bag", and the figures of Chapters 3,
+    5, 6 and 7 with many curves or panels on a phone's column.
+    """
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), frameon=False, **kwargs)

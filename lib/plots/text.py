@@ -7,7 +7,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data, new_figure
+from lib.plots.style import clear_data, legend_under, new_figure
 from lib.text import word_contributions
 
 __all__ = ["plot_confusion_matrix", "short_names", "plot_learning_curve", "plot_reliability",
@@ -84,7 +84,7 @@ def _accuracy_axes(ax, xlabel):
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy")
     # under the axes: reference lines across the top and the bottom leave no corner free
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    legend_under(ax, -0.2, ncol=2)
     ax.grid(alpha=0.3)
     return ax.figure
 
@@ -116,15 +116,14 @@ def plot_reliability(confidence, correct, n_bins=10):
     left.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (largest posterior)",
              ylabel="fraction classified correctly", title=f"reliability (ECE {ece:.3f})")
     # under each panel: inside, the bars and lines leave no corner free on a phone's column
-    below = dict(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize=8, frameon=False)
-    left.legend(**below)
+    legend_under(left, fontsize=8)
     right.bar(centres, bins.count, width=width * 0.9, color="tab:gray", log=True)
     mean_confidence, accuracy = float(np.mean(confidence)), float(np.mean(correct))
     right.axvline(mean_confidence, color="black", label=f"mean confidence {mean_confidence:.3f}")
     right.axvline(accuracy, color="tab:blue", linestyle="--", label=f"accuracy {accuracy:.3f}")
     right.set(xlim=(0, 1), xlabel="confidence (largest posterior)", ylabel="number of examples",
               title="how often each confidence occurs")
-    right.legend(**below)
+    legend_under(right, fontsize=8)
     return fig
 
 
