@@ -26,7 +26,7 @@ from lib.bn import (
     markov_blanket,
 )
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data, legend_under, new_figure
+from lib.plots.style import clear_data, legend_under, new_figure, readable_on
 from lib.plots.tables import markdown_table
 
 __all__ = ["layered_layout", "plot_network", "plot_networks", "plot_evidence_explorer",
@@ -444,7 +444,7 @@ def plot_link_posteriors(link_probs, names, true_links, best_links, titles, figs
         image = ax.imshow(np.where(upper, p, np.nan), vmin=0, vmax=1, cmap="Blues")
         for u, v in zip(*np.nonzero(upper)):  # ".44", "1": the digits that fit a cell on a phone
             ax.text(v, u, "1" if p[u, v] >= 0.995 else f"{p[u, v]:.2f}".lstrip("0"), ha="center",
-                    va="center", fontsize=7, color="white" if p[u, v] > 0.6 else "black")
+                    va="center", fontsize=7, color=readable_on(image.to_rgba(p[u, v])))
         for u, v in cells(true_links):
             ax.add_patch(Rectangle((v - 0.46, u - 0.46), 0.92, 0.92, fill=False, ec="black", lw=1.8))
         for u, v in cells(best):

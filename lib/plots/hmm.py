@@ -11,7 +11,7 @@ from lib._validation import check_scalar
 from lib.hmm import ALPHABET, CASINO_EXAMPLES, HMM, casino_model, rolls_to_symbols
 from lib.hmm.reference import check_symbols, match_states
 from lib.plots.live import LiveFigure
-from lib.plots.style import new_figure
+from lib.plots.style import new_figure, readable_on
 
 
 def plot_unrolled_network(n_steps=4):
@@ -164,7 +164,7 @@ def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, live=
         state = live.start(fig, (run, labels), parts)
     for image, texts, matrix in zip(state["images"], state["texts"], (run.transitions[k], run.emissions[k])):
         image.set_data(matrix)
-        _write_values(texts, matrix)
+        _write_values(texts, matrix, image)
     state["row_label"].set_text(f"iteration {k}")
     state["marker"].set_data([k], [run.log_likelihoods[k]])
     # blitting: the learned row and the marker move
@@ -172,10 +172,10 @@ def plot_baum_welch(iteration, run, state_labels=None, symbol_labels=None, live=
     return live.fig
 
 
-def _write_values(texts, matrix):
+def _write_values(texts, matrix, image):
     for text, value in zip(texts, matrix.ravel()):
         text.set_text(f"{value:.2f}")
-        text.set_color("white" if value > 0.6 else "black")
+        text.set_color(readable_on(image.to_rgba(value)))
 
 
 def _baum_welch_figure(run, state_labels, symbol_labels):
@@ -190,7 +190,7 @@ def _baum_welch_figure(run, state_labels, symbol_labels):
             ax = fig.add_subplot(grid[r, c])
             images.append(ax.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto"))
             texts.append([ax.text(j, i, "", ha="center", va="center") for i, j in np.ndindex(matrix.shape)])
-            _write_values(texts[-1], matrix)
+            _write_values(texts[-1], matrix, images[-1])
             ax.set_xticks(range(matrix.shape[1]), ticks if r == 1 else [])
             ax.set_yticks(range(n), state_labels if c == 0 else [])
             if c == 0:

@@ -18,11 +18,12 @@ drawing so that they are not shown twice. Either way the image is made by
 :func:`lib.plots.export.figure_png`.
 """
 import matplotlib
+import numpy as np
 from matplotlib.figure import Figure
 
 from .export import figure_image
 
-__all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data", "legend_under"]
+__all__ = ["use_course_style", "COURSE_RC", "new_figure", "clear_data", "legend_under", "readable_on"]
 
 #: The course's matplotlib settings (font sizes), applied by :func:`use_course_style`.
 COURSE_RC = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
@@ -114,3 +115,20 @@ def legend_under(ax, offset=-0.22, **kwargs):
     5, 6 and 7 with many curves or panels on a phone's column.
     """
     return ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), frameon=False, **kwargs)
+
+
+def readable_on(colour):
+    """``"black"`` or ``"white"``, whichever has the higher WCAG contrast ratio with
+    ``colour`` (RGB or RGBA in 0-1, e.g. ``image.to_rgba(value)`` of an ``imshow``): the
+    colour of a number printed in a heat-map cell.
+
+    >>> readable_on((0.03, 0.19, 0.42)), readable_on((0.78, 0.86, 0.94))
+    ('white', 'black')
+
+    Used in: Chapter 5's confusion matrix, Chapter 6's link posteriors (section "Averaging
+    over structures") and Chapter 8's Baum-Welch explorer.
+    """
+    rgb = np.asarray(colour[:3], dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = linear @ [0.2126, 0.7152, 0.0722]
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"

@@ -7,7 +7,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from lib.plots.live import LiveFigure
-from lib.plots.style import clear_data, legend_under, new_figure
+from lib.plots.style import clear_data, legend_under, new_figure, readable_on
 from lib.text import word_contributions
 
 __all__ = ["plot_confusion_matrix", "short_names", "plot_learning_curve", "plot_reliability",
@@ -31,18 +31,10 @@ def plot_confusion_matrix(matrix, names):
     ax.set_yticks(ticks, labels, fontsize=8)
     for i, j in zip(*np.nonzero(percent >= 5)):
         ax.text(j, i, f"{percent[i, j]:.0f}", ha="center", va="center", fontsize=6,
-                color=_readable_on(image.to_rgba(percent[i, j])))
+                color=readable_on(image.to_rgba(percent[i, j])))
     ax.set_xlabel("predicted group")
     ax.set_ylabel("true group (each row: % of its test posts)")
     return fig
-
-
-def _readable_on(colour):
-    """Black or white, whichever contrasts more with ``colour`` (WCAG's relative luminance)."""
-    rgb = np.asarray(colour[:3], dtype=float)
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    luminance = linear @ [0.2126, 0.7152, 0.0722]
-    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
 
 
 def short_names(names):
