@@ -308,7 +308,10 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
     rng : numpy.random.Generator
         Source of randomness (pass ``np.random.default_rng(seed)``).
 
-    Returns the class index drawn for each instance (int, or an array of shape (M,)).
+    Returns
+    -------
+    int or numpy.ndarray of shape (M,)
+        The class index drawn for each instance.
 
     Examples
     --------

@@ -50,6 +50,13 @@ class GaussianClassifier(ProbabilisticClassifier):
     Used in: Chapter 4, sections "Gaussian classes: Iris2" and "Discriminant
     functions".
 
+    Fitted attributes: ``classes_``, ``class_count_``, ``priors_``, ``means_``
+    (classes, n), ``covariances_`` (classes, n, n), ``n_features_in_``.
+
+    Errors: a class with fewer than ``ddof + 1`` examples, or whose covariance is
+    singular (e.g. a constant attribute, or fewer examples than attributes), raises
+    ValueError naming the class; ``reg > 0`` is the remedy for the latter.
+
     Parameters
     ----------
     ddof : {1, 0}, default 1
@@ -62,13 +69,6 @@ class GaussianClassifier(ProbabilisticClassifier):
     reg : float, default 0.0
         Added to the diagonal of every covariance (a ridge that makes a singular
         covariance invertible).
-
-    Fitted attributes: ``classes_``, ``class_count_``, ``priors_``, ``means_``
-    (classes, n), ``covariances_`` (classes, n, n), ``n_features_in_``.
-
-    Errors: a class with fewer than ``ddof + 1`` examples, or whose covariance is
-    singular (e.g. a constant attribute, or fewer examples than attributes), raises
-    ValueError naming the class; ``reg > 0`` is the remedy for the latter.
 
     Examples
     --------

@@ -40,6 +40,12 @@ def query_codes(net, variables, evidence):
 def query(net, variables, evidence=None, method="elimination"):
     """Posterior distribution ``P(variables | evidence)``.
 
+    Variable elimination rescales its factors and forms the final product in log space,
+    so a posterior stays right when ``P(evidence)`` underflows a double
+    (``log_evidence`` gives its logarithm).
+
+    Used in: Chapter 6, sections "Exact inference" and "Approximate inference by sampling".
+
     Parameters
     ----------
     variables : str or list of str
@@ -52,13 +58,12 @@ def query(net, variables, evidence=None, method="elimination"):
         hidden variables one assignment at a time) or brute-force summation of
         the full joint table (small networks only).
 
-    Raises ``ValueError`` for unknown variables or states, or evidence on a query
-    variable, and :class:`ImpossibleEvidenceError` (a ``ValueError``) for evidence
-    of probability zero. Variable elimination rescales its factors and forms the
-    final product in log space, so a posterior stays right when ``P(evidence)``
-    underflows a double (``log_evidence`` gives its logarithm).
-
-    Used in: Chapter 6, sections "Exact inference" and "Approximate inference by sampling".
+    Raises
+    ------
+    ValueError
+        For unknown variables or states, or evidence on a query variable.
+    ImpossibleEvidenceError
+        For evidence of probability zero (a subclass of ``ValueError``).
 
     Examples
     --------

@@ -89,6 +89,8 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
     keep the graph acyclic, until no move improves the score by ``epsilon``
     (recently undone moves are tabu, as in pgmpy's ``HillClimbSearch``).
 
+    Used in: Chapter 6, section "Learning the structure".
+
     Parameters
     ----------
     data : mapping or list of rows (state labels; complete)
@@ -105,11 +107,12 @@ def hill_climb(data, states=None, score="bic", start=None, max_parents=None,
         One non-negative weight per row: the search then runs on weighted counts
         (structural EM searches on the expected counts of completed data).
 
-    Returns a :class:`BayesNet` with ML (or ``pseudo_count``) CPTs and the
-    attributes ``score_`` (final score, in the score's own units), ``trace_``
-    (score after each move) and ``moves_`` (the applied moves).
-
-    Used in: Chapter 6, section "Learning the structure".
+    Returns
+    -------
+    BayesNet
+        With ML (or ``pseudo_count``) CPTs and the attributes ``score_`` (final
+        score, in the score's own units), ``trace_`` (score after each move) and
+        ``moves_`` (the applied moves).
 
     Examples
     --------

@@ -65,6 +65,12 @@ def _normalise_rows(counts, previous):
 class HMM:
     """A hidden Markov model with ``N`` states and ``M`` discrete symbols.
 
+    :meth:`fit` (Baum-Welch) replaces the three parameters in place and records
+    ``log_likelihoods_`` (one per E step, the last that of the returned model),
+    ``n_iter_`` and ``converged_``.
+
+    Used in: Chapter 8, all sections.
+
     Parameters
     ----------
     start : array (N,)
@@ -78,12 +84,6 @@ class HMM:
     tol : float >= 0
         :meth:`fit` stops once an update gains less than ``tol`` in log-likelihood per
         symbol (the rule of :func:`lib.em.run_em`; ``tol=0`` makes all ``n_iter``).
-
-    :meth:`fit` (Baum-Welch) replaces the three parameters in place and records
-    ``log_likelihoods_`` (one per E step, the last that of the returned model),
-    ``n_iter_`` and ``converged_``.
-
-    Used in: Chapter 8, all sections.
 
     Examples
     --------
@@ -334,11 +334,16 @@ class HMM:
         updates) and ``converged_``. A sequence of probability zero under the starting
         parameters raises :class:`ImpossibleEvidenceError`.
 
+        Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
+
         Parameters
         ----------
         sequences : sequence of int arrays, or one int array
 
-        Returns ``self``. Used in: Chapter 8, section "Learning the parameters: Baum-Welch".
+        Returns
+        -------
+        HMM
+            ``self``.
         """
         if isinstance(sequences, np.ndarray) and sequences.ndim == 1:
             sequences = [sequences]

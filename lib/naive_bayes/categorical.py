@@ -20,6 +20,15 @@ class CategoricalNB(_BaseNB):
     Used in: Chapter 4, sections "Estimating the probabilities", "A worked example",
     "Two subtleties".
 
+    Missing values (``None`` or ``float('nan')``) are skipped: in ``fit`` they are not
+    counted (the denominator is the number of examples of the class with attribute
+    ``j`` observed) and in prediction the attribute drops out of the product.
+
+    Fitted attributes: ``classes_``, ``class_count_``, ``class_log_prior_``,
+    ``categories_`` (list of arrays), ``category_count_`` (list of (classes, k_j)
+    arrays), ``feature_log_prob_`` (list of (classes, k_j) arrays of
+    ``log P(x_j = v | y)``), ``n_features_in_``.
+
     Parameters
     ----------
     alpha : float, default 1.0
@@ -44,15 +53,6 @@ class CategoricalNB(_BaseNB):
         What to do with a value at prediction time that is not among
         ``categories_[j]``: raise ValueError (default) or leave attribute ``j`` out of
         that example's product, as for a missing value.
-
-    Missing values (``None`` or ``float('nan')``) are skipped: in ``fit`` they are not
-    counted (the denominator is the number of examples of the class with attribute
-    ``j`` observed) and in prediction the attribute drops out of the product.
-
-    Fitted attributes: ``classes_``, ``class_count_``, ``class_log_prior_``,
-    ``categories_`` (list of arrays), ``category_count_`` (list of (classes, k_j)
-    arrays), ``feature_log_prob_`` (list of (classes, k_j) arrays of
-    ``log P(x_j = v | y)``), ``n_features_in_``.
 
     Examples
     --------

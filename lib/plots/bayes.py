@@ -271,7 +271,9 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, li
         Where this function drew before: its lines are given the new data (a live
         redraw, see :func:`lib.plots.interactive.interactive_figure`).
 
-    Returns the ``Figure``.
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     if isinstance(prior, str):
         if prior not in CANDY_PRIORS:

@@ -91,3 +91,41 @@ def test_a_public_constant_without_a_doc_comment_is_refused(tmp_path, monkeypatc
     (tmp_path / "libapi_probe.py").write_text('__all__ = ["DOCUMENTED"]\n#: Documented, as constants must be.\nDOCUMENTED = 1\n')
     sys.modules.pop("libapi_probe", None)
     assert ".. py:data:: DOCUMENTED" in libapi.rst("libapi_probe")
+
+
+NAME_LIST = re.compile(r"^(?:\\?\*)*[A-Za-z_]\w*(\s*,\s*(?:\\?\*)*[A-Za-z_]\w*)*$")
+FIELD = re.compile(r"^:(?:param|type|raises|ivar|vartype)\s+([^:]+):", re.MULTILINE)
+
+
+def documented():
+    """(qualified name, docstring) of every public function, class and public method or
+    property of a class, in every module of lib that declares ``__all__``."""
+    found = {}
+    for info in pkgutil.walk_packages(lib.__path__, "lib."):
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            found[f"{obj.__module__}.{obj.__qualname__}"] = inspect.getdoc(obj)
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if not attr.startswith("_") and (inspect.isfunction(member) or isinstance(member, property)):
+                        found[f"{obj.__module__}.{obj.__qualname__}.{attr}"] = inspect.getdoc(member)
+    return {name: doc for name, doc in found.items() if doc}
+
+
+def test_napoleon_reads_every_section_as_written():
+    """A numpy-style section (Parameters, Attributes, Raises, ...) runs to the next section
+    header, so prose written after it becomes bogus entries on the API page ("Raises
+    ``ValueError`` for unknown variables" shown as a parameter name, its markup raw). Every
+    field napoleon makes names parameters, attributes or exceptions, nothing else."""
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+    config = Config(napoleon_use_param=True, napoleon_use_ivar=True)
+    docs = documented()
+    assert len(docs) > 100 and "lib.bn.inference.query" in docs
+    bad = {name: fields for name, doc in docs.items()
+           if (fields := [f for f in FIELD.findall(str(NumpyDocstring(doc, config))) if not NAME_LIST.match(f.strip())])}
+    assert not bad, "prose read as fields (put it before the first section, or under its own header):\n" + "\n".join(
+        f"{name}: {fields[:3]}" for name, fields in bad.items())
