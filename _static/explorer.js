@@ -78,20 +78,21 @@
 })();
 
 /* Scroll boxes a keyboard can reach (WCAG 2.1.1). A figure, a code cell's output or a
-   display equation scrolls sideways inside its own box when it is wider than the column
-   (site.css), which depends on the screen and, for equations, on MathJax. While a box
+   formula (display or inline) scrolls sideways inside its own box when it is wider than
+   the column (site.css), which depends on the screen and, for formulas, on MathJax. While a box
    overflows it is put in the Tab order with a name, so the arrow keys scroll it; when it
    fits again it leaves the Tab order. Tables of cell outputs get this at build time
    (_ext/accessible.py); code blocks and .output boxes get it from the theme. */
 (function () {
   "use strict";
-  var BOXES = "main figure, main .cell_output, main div.math > mjx-container, main mjx-container[display='true']";
+  var BOXES = "main figure, main .cell_output, main div.math > mjx-container, main mjx-container[display='true'], main span.math";
   function name(box) {
     if (box.tagName === "FIGURE") return box.querySelector("figcaption") ? null : "Figure";  // else named by its caption
     if (box.tagName === "MJX-CONTAINER") {
       var number = box.parentNode.querySelector(".eqno");
       return number ? "Equation " + number.textContent.replace(/[^\w.()]/g, "") : "Equation";
     }
+    if (box.tagName === "SPAN") return "Formula";
     return "Cell output";
   }
   function update() {
@@ -102,7 +103,7 @@
         box.setAttribute("data-lib-scroll", "");
         box.setAttribute("tabindex", "0");
         var label = name(box);
-        if (label && box.tagName !== "FIGURE") box.setAttribute("role", "region");
+        if (label && box.tagName !== "FIGURE") box.setAttribute("role", box.tagName === "SPAN" ? "group" : "region");
         if (label) box.setAttribute("aria-label", label);
       } else if (!overflows && ours) {
         ["data-lib-scroll", "tabindex", "role", "aria-label"].forEach(function (a) { box.removeAttribute(a); });

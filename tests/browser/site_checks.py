@@ -17,6 +17,8 @@ PAGES = [f"chapters/{c}.html" for c in CHAPTERS] + [f"_generated/exercises/{e}/{
 SHOTS = ROOT / "_build" / "screenshots"
 RAW_TEX = re.compile(r"\\(frac|sum|prod|mathbf|mathrm|left|right|begin|argmax|argmin|given|sqrt|log)\b|\$\$")
 PHONE = {"width": 390, "height": 844}
+# WCAG 2.1's reflow width (SC 1.4.10): 320 CSS px, no scrolling in two directions
+REFLOW = {"width": 320, "height": 568}
 MIN_TEXT_CSS_PX = 9.0
 
 
@@ -153,22 +155,31 @@ def _explorers(page):
 PHONE_CHECK = """() => {
   const main = document.querySelector('main');
   const right = main.getBoundingClientRect().right, vw = document.documentElement.clientWidth;
+  // inside a box that scrolls and fits the screen, maybe through boxes that scroll in it (a
+  // box that hides its overflow cuts it off)
   const scrolls = el => { for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
-      const s = getComputedStyle(a).overflowX; if (s === 'auto' || s === 'scroll' || s === 'hidden')
-        return a.getBoundingClientRect().right <= vw + 1; } return false; };
+      const s = getComputedStyle(a).overflowX;
+      if ((s === 'auto' || s === 'scroll') && a.getBoundingClientRect().right <= vw + 1) return true;
+      if (s === 'hidden' || s === 'clip') return false; } return false; };
   const bad = [];
   const describe = el => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ' ' +
       (el.textContent || el.getAttribute('src') || '').trim().slice(0, 60);
-  for (const el of main.querySelectorAll('div.math, mjx-container[display="true"], .cell_output, .cell_output *, figure, figure img, table')) {
+  for (const el of main.querySelectorAll('div.math, mjx-container, .cell_output, .cell_output *, figure, figure img, table, code, dt')) {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.right <= vw + 1) continue;
     if (!scrolls(el)) bad.push(describe(el) + ' right=' + Math.round(r.right));
   }
+  // the page scrolls sideways: the innermost elements past the screen's edge, outside any scroll box
+  const wide = document.documentElement.scrollWidth <= vw + 1 ? [] : [...document.body.querySelectorAll('*')].filter(el => {
+    const past = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > vw + 1; };
+    return past(el) && !scrolls(el) && ![...el.children].some(past) && !el.closest('mjx-assistive-mml')
+      && el.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  }).slice(0, 10).map(el => describe(el) + ' right=' + Math.round(el.getBoundingClientRect().right));
   const numbers = [];
   for (const n of main.querySelectorAll('div.math span.eqno')) {
     const r = n.getBoundingClientRect(); if (r.right > vw + 1 || r.left < 0) numbers.push(n.textContent.trim());
   }
-  return {bad, numbers, pageWidth: document.documentElement.scrollWidth, vw};
+  return {bad, numbers, wide, pageWidth: document.documentElement.scrollWidth, vw};
 }"""
 
 
@@ -180,16 +191,32 @@ LAID_OUT = """async () => {
 }"""
 
 
-def check_phone(page, path):
-    """A page at phone width (390 CSS px; no image has a srcset, so the device pixel ratio
-    changes nothing measured here): nothing wider than the column without a scroll box,
-    equation numbers on screen, figure text at least 9 CSS px."""
-    assert page.locator("main img[srcset]").count() == 0, "an image with a srcset: test at a phone's pixel ratio"
+def check_fits(page):
+    """At the page's present width: the page does not scroll sideways; a formula (display
+    or inline), figure, output, table, code or signature wider than the column scrolls in a
+    box of its own that fits the screen (never cut off by a box that hides its overflow);
+    equation numbers on screen."""
     page.evaluate(LAID_OUT)
     report = page.evaluate(PHONE_CHECK)
-    assert report["pageWidth"] <= report["vw"] + 1, f"the page scrolls sideways: {report}"
-    assert not report["bad"], "wider than the column without a scroll box:\n" + "\n".join(report["bad"][:20])
-    assert not report["numbers"], f"equation numbers off screen: {report['numbers']}"
+    width = report["vw"]
+    assert report["pageWidth"] <= width + 1, (f"the page scrolls sideways at {width} px ({report['pageWidth']} px "
+                                              "wide), past the edge:\n" + "\n".join(report["wide"]))
+    assert not report["bad"], (f"wider than the column at {width} px without a scroll box:\n"
+                               + "\n".join(report["bad"][:20]))
+    assert not report["numbers"], f"equation numbers off screen at {width} px: {report['numbers']}"
+
+
+def check_reflow(page):
+    """The page narrowed to WCAG's reflow width (320 CSS px): check_fits there too."""
+    page.set_viewport_size(REFLOW)
+    check_fits(page)
+
+
+def check_phone(page, path):
+    """A page at phone width (390 CSS px; no image has a srcset, so the device pixel ratio
+    changes nothing measured here): check_fits, and figure text at least 9 CSS px."""
+    assert page.locator("main img[srcset]").count() == 0, "an image with a srcset: test at a phone's pixel ratio"
+    check_fits(page)
     # figure text: the smallest font drawn (pt, read from the PNG) at the displayed scale
     images = page.locator("main figure img, main .cell_output img")
     assert images.count() > 0 or path.startswith("_generated")

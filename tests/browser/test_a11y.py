@@ -26,6 +26,7 @@ from site_checks import (
     PHONE,
     check_maths,
     check_phone,
+    check_reflow,
     check_renders,
     fetch,
     png_info,
@@ -108,6 +109,8 @@ def test_page_in_chromium(browser, site_url, path, size):
       Tab order;
     * a chapter at desktop size: the explorers moved by keyboard, each control through
       every position, the image read back at several (check_keyboard);
+    * phone size, last: the page narrowed to WCAG's reflow width, 320 CSS px, and
+      site_checks.check_fits there (nothing cut off, no sideways scrolling of the page);
     * no JavaScript error but the known ones."""
     chapter = path[len("chapters/"):-len(".html")] if path.startswith("chapters/") else None
     weight = Weight() if chapter and size == "desktop" else None
@@ -129,6 +132,8 @@ def test_page_in_chromium(browser, site_url, path, size):
         assert stops == 0, f"{stops} formulas in the Tab order"
         if size == "desktop" and chapter:
             check_keyboard(page, path)
+        if size == "phone":  # last: it narrows the page
+            check_reflow(page)
         errors = [e for e in recorder.errors if not any(k in e for k in KNOWN_ERRORS)]
         assert not errors, errors
     except Exception:  # the whole page as it was, for the failure's reader

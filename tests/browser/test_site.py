@@ -13,8 +13,11 @@ from site_checks import (
     CHAPTERS,
     FIGURE_CELL,
     PAGES,
+    PHONE,
     _explorers,
+    check_fits,
     check_maths,
+    check_reflow,
     html_pages,
     maths_problems,
     parse,
@@ -52,6 +55,29 @@ def test_maths_of_the_other_pages(open_page):
         page, _ = open_page(path)
         typeset(page)
         check_maths(page, path)
+
+
+def test_the_other_pages_fit_a_phone(browser, site_url):
+    """The pages test_a11y.test_page_in_chromium does not load (the introduction, how to
+    use, instructors, the API reference, notation, bibliography, indexes, search) at phone
+    width and at WCAG's reflow width: site_checks.check_fits at each."""
+    others = [p.relative_to(SITE).as_posix() for p in html_pages() if p.relative_to(SITE).as_posix() not in PAGES]
+    assert {"intro.html", "instructors.html", "api.html", "notation.html"} <= set(others)
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        for path in others:
+            page = Recorder(site_url).attach(context.new_page())
+            page.goto(f"{site_url}/{path}", wait_until="networkidle", timeout=90_000)
+            if page.locator("main .math").count():
+                typeset(page)
+            for check in (check_fits, check_reflow):
+                try:
+                    check(page)
+                except AssertionError as failure:
+                    raise AssertionError(f"{path}: {failure}") from None
+            page.close()
+    finally:
+        context.close()
 
 
 def test_no_broken_internal_links_or_images():
