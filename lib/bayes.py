@@ -304,7 +304,8 @@ def gibbs_classify(posteriors, class_probs, rng, *, sample_label=False):
 
     Parameters
     ----------
-    posteriors, class_probs : as in :func:`bayes_optimal_classify`.
+    posteriors, class_probs : array_like
+        As in :func:`bayes_optimal_classify`.
     rng : numpy.random.Generator
         Source of randomness (pass ``np.random.default_rng(seed)``).
 
