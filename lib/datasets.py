@@ -321,6 +321,8 @@ def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, dow
                       progress=True):
     """Load the 20 Newsgroups corpus (20news-bydate split) as a :class:`TextCorpus`.
 
+    Used in: Chapter 5, section "The 20 Newsgroups corpus".
+
     Parameters
     ----------
     subset : {"train", "test", "all"}
@@ -342,8 +344,6 @@ def load_20newsgroups(subset="train", data_home=None, *, url=NEWSGROUPS_URL, dow
         ``None`` skips the check (the gzip CRC and the counts are still checked).
     progress : bool
         Show the progress of a download on standard error.
-
-    Used in: Chapter 5, section "The 20 Newsgroups corpus".
 
     Examples
     --------

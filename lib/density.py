@@ -96,6 +96,8 @@ def knn_density(query, data, k, log=False):
     diverges. Over the region holding the data it integrates to about 1 when ``k`` is
     large and ``k / N`` small.
 
+    Used in: Chapter 9, section "k nearest neighbours".
+
     Parameters
     ----------
     query : array (m, d) or (m,)
@@ -103,8 +105,6 @@ def knn_density(query, data, k, log=False):
     k : int, 1 <= k <= N
     log : bool
         Return the log density instead (``inf`` where ``r_k = 0``).
-
-    Used in: Chapter 9, section "k nearest neighbours".
 
     Examples
     --------

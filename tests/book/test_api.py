@@ -99,11 +99,12 @@ FIELD = re.compile(r"^:(?:param|type|raises|ivar|vartype)\s+([^:]+):", re.MULTIL
 
 def documented():
     """(qualified name, docstring) of every public function, class and public method or
-    property of a class, in every module of lib that declares ``__all__``."""
+    property of a class, in every module of lib (its public names as the page takes them,
+    ``libapi.public_names``)."""
     found = {}
     for info in pkgutil.walk_packages(lib.__path__, "lib."):
         module = importlib.import_module(info.name)
-        for name in getattr(module, "__all__", []):
+        for name in libapi.public_names(module):
             obj = getattr(module, name)
             if not (inspect.isfunction(obj) or inspect.isclass(obj)):
                 continue
