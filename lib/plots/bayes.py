@@ -117,9 +117,10 @@ def plot_version_space(m=0, prior="uniform", target=(3, 7), n_points=10, seed=0,
     starts = np.argmax(concepts, axis=1)
     grid[starts[1:], starts[1:] + lengths[1:] - 1] = post[1:]
     star = ([starts[h_map] + lengths[h_map] - 1], [starts[h_map]]) if h_map else ([], [])
-    each = f", each {1 / size:.3g}" if prior == "uniform" else ""
+    # two lines, each short enough for every m and prior (one would run past the image's edge)
+    each = f"each {1 / size:.3g}" if prior == "uniform" else "P(h) \u221d 0.7^length"
     empty = f"; empty concept {post[0]:.3g}" if post[0] > 0 else ""
-    title = f"{m} examples, {prior} prior: |VS| = {size}{each}{empty}"
+    title = f"{m} examples, {prior} prior: |VS| = {size}\n{each}{empty}"
     live = LiveFigure() if live is None else live
     same = (tuple(target), n_points, seed)
     if live.state_for(same) is None:  # the first draw: everything that does not move
@@ -287,7 +288,7 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, li
         raise ValueError(f"n_candies must be non-negative, got {n_candies}")
     learner = candy_learner(prior)
     data = learner.sample(true_bag - 1, n_candies, np.random.default_rng(seed))
-    title = "{} prior, true bag $h_{}$: {} lime and {} cherry in {} draws (seed {})"
+    title = "{} prior, true bag $h_{}$: {} lime, {} cherry (seed {})"  # short: a longer one ran past the edge
     live = LiveFigure() if live is None else live
     if live.state_for("candy") is None:  # the first draw: lines, ticks and title
         _candy_figure(live, learner, data)
@@ -297,7 +298,7 @@ def plot_candy_experiment(prior="textbook", true_bag=5, n_candies=10, seed=0, li
     except ValueError:  # impossible data after possible ones: a figure that says so
         _candy_figure(live, learner, data)
     n_lime = sum(d == "lime" for d in data)
-    live.state[-1].set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, n_candies, seed))
+    live.state[-1].set_text(title.format(prior_name, true_bag, n_lime, n_candies - n_lime, seed))
     return live.fig
 
 

@@ -324,16 +324,13 @@ def plot_dsep_explorer(net, x, y, pos=None, live=None, **observed):
             _line(ax0, pos, u, v, bw, bh, color="#d62728", lw=3, zorder=1.5)
         elif e in on_closed:
             _line(ax0, pos, u, v, bw, bh, color="#7f7f7f", lw=2, ls="--", zorder=1.5)
-    lines = []
-    for t, b in trails[:14]:
-        status = "OPEN" if b is None else f"blocked at {b[0]} ({b[1]})"
-        lines.append((" - ".join(map(str, t)), status, b is None))
     ax1.axis("off")
-    for k, (text, status, is_open) in enumerate(lines):
-        ax1.text(0.0, 0.97 - 0.067 * k, f"{text}:  {status}", fontsize=9, va="top",
-                 color="#d62728" if is_open else "#444444", transform=ax1.transAxes)
-    if len(trails) > 14:
-        ax1.text(0.0, 0.02, f"... and {len(trails) - 14} more trails", fontsize=9, transform=ax1.transAxes)
+    for k, (t, b) in enumerate(trails[:7]):  # the trail, and where it is blocked on a line of its own
+        status = "OPEN" if b is None else f"blocked at {b[0]} ({b[1]})"
+        ax1.text(0.0, 0.97 - 0.134 * k, f"{' - '.join(map(str, t))}:\n    {status}", fontsize=9, va="top",
+                 color="#d62728" if b is None else "#444444", transform=ax1.transAxes)
+    if len(trails) > 7:
+        ax1.text(0.0, 0.02, f"... and {len(trails) - 7} more trails", fontsize=9, transform=ax1.transAxes)
     if not trails:
         ax1.text(0.0, 0.95, "no trail joins x and y", fontsize=10, transform=ax1.transAxes)
     sep = not any(b is None for _, b in trails)

@@ -31,7 +31,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 from PIL import Image, PngImagePlugin
 
-__all__ = ["figure_png", "figure_image", "encode_png", "png_info", "layout_problems", "max_width_in", "MIN_FONT_PT",
+__all__ = ["figure_png", "figure_image", "draw_box", "box_in_figure", "encode_png", "png_info", "layout_problems", "max_width_in", "MIN_FONT_PT",
            "CSS_PX_PER_IN", "PIXEL_RATIO", "PHONE_COLUMN_PX"]
 
 #: Smallest text drawn in any figure (points).
@@ -105,7 +105,7 @@ def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
     if fit:
         _fit_for_column(fig, size)
     ratio = 1 if fast else PIXEL_RATIO
-    pixels, box, problems = _draw_box(fig, CSS_PX_PER_IN * ratio, bbox, check=not fast)
+    pixels, box, problems = draw_box(fig, CSS_PX_PER_IN * ratio, bbox, check=not fast)
     image = Image.fromarray(pixels, "RGBA")
     if fast and values is None:  # a plain live image: no metadata, fast zlib
         buffer = BytesIO()
@@ -144,7 +144,17 @@ def cut_to_box(pixels, box, facecolor):
     return out
 
 
-def _draw_box(fig, dpi, bbox=None, check=False):
+def box_in_figure(fig, box, dpi):
+    """Whether ``box`` (whole pixels at ``dpi``, :func:`pixel_box`) lies on the figure's own
+    canvas, up to ``savefig.pad_inches`` around it: else something of the image was drawn
+    outside the figure, which only ``savefig`` draws."""
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    width, height = fig.get_size_inches()
+    return (min(box[0], box[1]) >= -pad * dpi - 1 and box[2] <= (width + pad) * dpi + 1
+            and box[3] <= (height + pad) * dpi + 1)
+
+
+def draw_box(fig, dpi, bbox=None, check=False):
     """``(RGBA pixels, box in inches, layout problems)``: ``fig`` drawn at ``dpi`` and cut to ``bbox``
     (inches; None: the tight box with ``savefig.pad_inches``), widened to whole pixels,
     so that every frame of an interactive figure sits on the same pixel grid.
@@ -155,13 +165,7 @@ def _draw_box(fig, dpi, bbox=None, check=False):
     its own area (a label sticking out) is saved that way, since a draw of the figure
     alone would cut it off. With ``check``, :func:`layout_problems` of the figure as drawn
     (else None)."""
-    pad = matplotlib.rcParams["savefig.pad_inches"]
-    width, height = fig.get_size_inches()
-
-    def inside(box):  # nothing drawn outside the figure (the box may reach past it by its padding)
-        return (min(box[0], box[1]) >= -pad * dpi - 1 and box[2] <= (width + pad) * dpi + 1
-                and box[3] <= (height + pad) * dpi + 1)
-
+    inside = lambda box: box_in_figure(fig, box, dpi)  # noqa: E731
     pixels, problems, box = None, None, None if bbox is None else pixel_box(bbox, dpi)
     original, old_dpi = fig.canvas, fig.dpi
     if box is None or inside(box) or check:  # (a figure that savefig draws is measured here)
@@ -170,11 +174,11 @@ def _draw_box(fig, dpi, bbox=None, check=False):
             fig.dpi = dpi
             canvas.draw()
             if box is None:
-                box = pixel_box(fig.get_tightbbox(canvas.get_renderer()).padded(pad).extents, dpi)
+                box = pixel_box(fig.get_tightbbox(canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"]).extents, dpi)
             if inside(box):
                 pixels = cut_to_box(np.asarray(canvas.buffer_rgba()), box, fig.get_facecolor())
             if check:
-                problems = layout_problems(fig, canvas.get_renderer())
+                problems = layout_problems(fig, canvas.get_renderer(), box)
         finally:
             fig.set_canvas(original)
             fig.dpi = old_dpi
@@ -199,10 +203,12 @@ def _covers(box, line):
     return path.intersects_bbox(box, filled=False)
 
 
-def layout_problems(fig, renderer):
+def layout_problems(fig, renderer, box=None):
     """What a reader cannot read in ``fig`` as last drawn with ``renderer``, one sentence
-    each (``[]``: nothing): two texts on top of each other, and a legend entry drawn over a
-    line, a point or a bar of its axes (a framed legend: anything under its frame). Tick
+    each (``[]``: nothing): two texts on top of each other, a legend entry drawn over a
+    line, a point or a bar of its axes (a framed legend: anything under its frame), and,
+    given the ``box`` the image is cut to (whole pixels, :func:`pixel_box`), a text that
+    reaches past it (a frame drawn in another frame's box, where a longer label would be cut off). Tick
     labels outside their axis' view, or of axes turned off, are not drawn and not counted,
     nor are the tick labels of 3-D axes. Rotated text is measured by its bounding box: turn
     labels by 90 degrees, not 45, where they stand side by side.
@@ -236,8 +242,12 @@ def layout_problems(fig, renderer):
             undrawn |= {t for t in axis.get_ticklabels(which="both") if not lo - slack <= t.get_position()[k] <= hi + slack}
     texts = [t for t in dict.fromkeys(fig.findobj(Text)) if t.get_visible() and t.get_text().strip() and t not in undrawn]
     found = []
-    if len(texts) > 1:
+    if texts:
         x0, y0, x1, y1 = np.array([t.get_window_extent(renderer).extents for t in texts]).T
+    if texts and box is not None:
+        out = (x0 < box[0] - 1) | (y0 < box[1] - 1) | (x1 > box[2] + 1) | (y1 > box[3] + 1)
+        found += [f"{texts[i].get_text()!r} is cut off at the edge of the image" for i in np.flatnonzero(out)]
+    if len(texts) > 1:
         wide = np.minimum(x1[:, None], x1) - np.maximum(x0[:, None], x0) > 1
         high = np.minimum(y1[:, None], y1) - np.maximum(y0[:, None], y0) > 1
         found += [f"{texts[i].get_text()!r} overlaps {texts[j].get_text()!r}"

@@ -21,7 +21,11 @@ settings, told apart by :func:`static_build`:
 - **static build** (the website: the environment variable ``BAYES_COURSE_STATIC=1``,
   set by the site's Sphinx extension ``_ext/static_frames.py`` for the kernels the book
   build starts): the figure is also rendered for a curated set of control values
-  (``frames``), and the returned box is a small HTML explorer whose plain-JavaScript
+  (``frames``), each as a kernel redraws it (updated in place, at the default image's
+  size, box and layout, by :func:`~lib.plots.live.live_png`) but at the website's 2x, so
+  a frame is the picture a reader's kernel shows for the same values (a frame whose text
+  that layout would cut off or overlap is laid out afresh in the same box); the returned box
+  is a small HTML explorer whose plain-JavaScript
   controls (``_static/explorer.js``) swap the precomputed frames. No ipywidgets are
   shown, and without JavaScript the page shows the default frame as an ordinary image.
 
@@ -43,14 +47,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Image, display
 
-from .export import figure_image, png_info
+from .export import PIXEL_RATIO, figure_image, figure_png, png_info
 from .live import LiveFigure, first_frame, live_png
 
 __all__ = ["interactive_figure", "describe_values", "static_build", "STATIC_ENV", "FRAME_BUDGET", "SWEEP_FRAMES"]
 
 #: The environment variable that asks for the website's kernel-free frames.
 STATIC_ENV = "BAYES_COURSE_STATIC"
-#: Frames per figure on the website (each ~30-60 KB, ~0.2 s to draw).
+#: Frames per figure on the website (each ~30-60 KB, ~0.1 s to draw).
 FRAME_BUDGET = 48
 #: Values of the main control when ``frames`` does not list them.
 SWEEP_FRAMES = 21
@@ -212,12 +216,6 @@ def describe_values(controls, values, alt=None):
     return text
 
 
-def _draw(plot, values, fixed, **png):
-    fig = plot(**values, **fixed)
-    plt.close(fig)  # keep pyplot from showing the figure a second time
-    return figure_image(fig, {k: _plain(v) for k, v in values.items()}, **png)
-
-
 def _key(values):
     return json.dumps({k: _plain(v) for k, v in values.items()}, sort_keys=True)
 
@@ -342,30 +340,44 @@ def interactive_figure(plot, controls, *, frames=None, alt=None, **fixed):
     defaults = {name: c.value for name, c in controls.items()}
     describe = lambda values: describe_values(controls, values, alt)  # noqa: E731
 
+    start = time.perf_counter()
+    live = LiveFigure()
+    reuse = _accepts_live(plot)
+
+    def draw(values):  # the figure for ``values`` in ``live``: updated in place, or a new one
+        if reuse:
+            plot(**values, **fixed, live=live)
+        else:
+            live.start(plot(**values, **fixed))
+        plt.close(live.fig)  # keep pyplot from showing the figure a second time
+
+    draw(defaults)
     if static_build():
-        data, metadata = _draw(plot, defaults, fixed)
-        info = png_info(data)  # every frame is drawn at the default's size and box
-        size, bbox = info["lib.size_in"], info["lib.bbox_in"]
+        # the default frame as every figure is exported; the others as a reader's kernel
+        # redraws them (the default's size, box and layout), at the website's 2x
+        data, metadata = figure_image(live.fig, {k: _plain(v) for k, v in defaults.items()})
         display(Image(data=data, format="png", width=metadata["width"], metadata={"alt": describe(defaults)}))
+        frame = first_frame(live.fig, data)
+        live.freeze()
         rendered, alts = [], []
         for combo in itertools.product(*axes.values()):
             values = dict(zip(axes, combo))
             key = {k: _plain(v) for k, v in values.items()}
-            png = data if all(_equal(values[k], defaults[k]) for k in values) else _draw(plot, values, fixed, size=size, bbox=bbox)[0]
+            if all(_equal(values[k], defaults[k]) for k in values):
+                png = data
+            else:
+                draw(values)
+                png = live_png(live, key, frame, ratio=PIXEL_RATIO)
+                if png_info(png).get("lib.layout"):  # the default's layout cannot hold these values
+                    fig = plot(**values, **fixed)    # (wider tick labels): laid out afresh in the same box
+                    plt.close(fig)
+                    png = figure_png(fig, key, size=frame["size"], bbox=frame["bbox"])
             rendered.append((key, png))
             alts.append(describe(values))
         for control in controls.values():
             control.close()
         return StaticExplorer(controls, axes, rendered, alts)
 
-    start = time.perf_counter()
-    live = LiveFigure()
-    reuse = _accepts_live(plot)
-    if reuse:
-        plot(**defaults, **fixed, live=live)
-    else:
-        live.start(plot(**defaults, **fixed))
-    plt.close(live.fig)  # keep pyplot from showing the figure a second time
     live.alt = describe(defaults)
     first = _PNG(*figure_image(live.fig, {k: _plain(v) for k, v in defaults.items()}, fast=True), defaults,
                  alt=live.alt)
@@ -384,11 +396,7 @@ def interactive_figure(plot, controls, *, frames=None, alt=None, **fixed):
         key = _key(values)
         data = cache.pop(key, None)
         if data is None:
-            if reuse:
-                plot(**values, **fixed, live=live)
-            else:
-                live.start(plot(**values, **fixed))
-            plt.close(live.fig)
+            draw(values)
             data = live_png(live, {k: _plain(v) for k, v in values.items()}, frame)
         cache[key] = data  # most recent last; the oldest go first
         while len(cache) > LIVE_CACHE:

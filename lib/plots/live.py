@@ -3,7 +3,9 @@
 A plot function that updates its figure in place keeps the figure, its artists and its
 blitting state in a :class:`LiveFigure` of its own, never in attributes set on matplotlib
 objects (matplotlib's blitting guide, ``BlitManager``, and d2l's ``Animator`` do the same).
-Live redraws (:func:`live_png`) keep the size and box of the figure's first image.
+Redraws (:func:`live_png`) keep the size and box of the figure's first image: at 1x in a
+kernel, and at the website's 2x for the frames of its static explorers, so a frame on the
+website is the picture a reader's kernel draws for the same values.
 """
 import numpy as np
 from matplotlib.axis import Axis
@@ -12,7 +14,17 @@ from matplotlib.legend import Legend
 from matplotlib.text import Text
 from PIL import Image as PILImage
 
-from .export import CSS_PX_PER_IN, MIN_FONT_PT, cut_to_box, encode_png, pixel_box, png_info
+from .export import (
+    CSS_PX_PER_IN,
+    MIN_FONT_PT,
+    box_in_figure,
+    cut_to_box,
+    draw_box,
+    encode_png,
+    layout_problems,
+    pixel_box,
+    png_info,
+)
 
 __all__ = ["LiveFigure", "live_png", "first_frame"]
 
@@ -123,9 +135,12 @@ def first_frame(fig, data):
             "texts": [text.get_position() for text in fig.texts]}
 
 
-def live_png(live, values, frame):
-    """A live redraw of ``live.fig``: one Agg draw at 1x, cut to the first image's box, fast zlib.
+def live_png(live, values, frame, ratio=1):
+    """A redraw of ``live.fig`` cut to the first image's box, in one Agg draw without a layout pass.
 
+    ``ratio=1``: a kernel's redraw (1x, fast zlib). ``ratio=PIXEL_RATIO``: a frame of the
+    website's explorer, drawn as :func:`~lib.plots.export.figure_png` exports (2x pixels,
+    256 colours, what a reader could not read recorded as ``lib.layout``).
     ``frame`` (see ``first_frame``): a new figure takes the first one's size and, when it has
     as many axes, their positions (no layout pass); a figure updated in place keeps its own.
     """
@@ -141,16 +156,30 @@ def live_png(live, values, frame):
                     text.set_position(position)
             fig.set_layout_engine("none")
         live.frozen = True
-    fig.set_dpi(CSS_PX_PER_IN)
-    if not isinstance(fig.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(fig)
-    live.draw()
-    out = cut_to_box(np.asarray(fig.canvas.buffer_rgba())[:, :, :3], pixel_box(frame["bbox"], CSS_PX_PER_IN),
-                     fig.get_facecolor())  # the first image's pixels exactly: the box may stick out of the figure
-    return encode_png(PILImage.fromarray(out), {"css_width": out.shape[1], "pixel_ratio": 1,
-                                                "size_in": [round(float(v), 4) for v in fig.get_size_inches()],
-                                                "bbox_in": list(frame["bbox"]), "values": values},
-                      compress_level=1)
+    dpi = CSS_PX_PER_IN * ratio
+    box = pixel_box(frame["bbox"], dpi)
+    info, problems = {"css_width": round((box[2] - box[0]) / ratio), "pixel_ratio": ratio}, None
+    if ratio > 1 and not box_in_figure(fig, box, dpi):  # the first image shows what lies outside the figure
+        pixels, _, problems = draw_box(fig, dpi, frame["bbox"], check=True)  # as savefig draws it
+        out = pixels[:, :, :3]
+    else:
+        fig.set_dpi(dpi)
+        if not isinstance(fig.canvas, FigureCanvasAgg):
+            FigureCanvasAgg(fig)
+        live.draw()
+        out = cut_to_box(np.asarray(fig.canvas.buffer_rgba())[:, :, :3], box,
+                         fig.get_facecolor())  # the first image's pixels exactly: the box may stick out of the figure
+        if ratio > 1:  # what lies outside the figure is not drawn on its canvas: cut off as well
+            width, height = fig.canvas.get_width_height(physical=True)
+            problems = layout_problems(fig, fig.canvas.get_renderer(),
+                                       (max(box[0], 0), max(box[1], 0), min(box[2], width), min(box[3], height)))
+    image = PILImage.fromarray(out)
+    if ratio > 1:
+        image = image.quantize(256, method=PILImage.Quantize.FASTOCTREE)
+        info["min_font_pt"] = min(t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip())
+    info.update({"size_in": [round(float(v), 4) for v in fig.get_size_inches()], "bbox_in": list(frame["bbox"]),
+                 "values": values, "layout": (problems or None) if ratio > 1 else None})
+    return encode_png(image, info, compress_level=1 if ratio == 1 else 9)
 
 
 def _same(a, b):

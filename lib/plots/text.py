@@ -181,6 +181,7 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None
                    ha="center", va="center", transform=right.transAxes)
         right.set_xticks([])
         right.set_yticks([])
+        right.set_xlabel("")
     right.set_title(f"words behind '{names[best]}'")
     if not words:  # the right axes lost its ticks: drawn afresh next time
         live.key = None

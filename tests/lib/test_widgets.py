@@ -3,6 +3,7 @@ and lib.plots.style (figures for the site),
 plus the site's Sphinx extension _ext/static_frames.py that moves the frames out of pages."""
 import ast
 import html
+import inspect
 import io
 import json
 import re
@@ -116,21 +117,46 @@ def test_static_frames_are_the_figures_drawn_for_their_values(static):
     assert box.axes == {"slope": [-2.0, 0.0, 1.0, 2.0], "label": ["a", "b"]}
     frames = frames_of(box._repr_html_())
     assert [v for v, _ in frames] == [{"slope": s, "label": l} for s in (-2.0, 0.0, 1.0, 2.0) for l in "ab"]
-    size = bbox = None
+    # the default frame is the page's own image, exported as every figure is; it fixes the
+    # size, box and layout of the others
+    default = plot_line(1.0, "a", width=4.0)
+    first = figure_png(default, {"slope": 1.0, "label": "a"})
+    frame = first_frame(default, first)
     for values, src in frames:
         data = __import__("base64").b64decode(src.split(",", 1)[1])
         info = png_info(data)
-        assert info["lib.values"] == values
-        size, bbox = info["lib.size_in"], info["lib.bbox_in"]
-        # byte for byte the image of an independent drawing for those values (the default
-        # frame is the page's own image, drawn first: it fixes size and box for the rest)
-        if values != {"slope": 1.0, "label": "a"}:
-            assert data == figure_png(plot_line(**values, width=4.0), values, size=size, bbox=bbox)
+        assert info["lib.values"] == values and info["lib.pixel_ratio"] == PIXEL_RATIO
+        assert info["lib.bbox_in"] == png_info(first)["lib.bbox_in"]
+        # byte for byte the image of an independent drawing for those values, as a kernel
+        # redraws it (in the default's layout) but at the website's 2x; where that layout
+        # cuts off the wider tick labels of a negative slope, laid out afresh in the same box
+        expected = first if values == {"slope": 1.0, "label": "a"} else \
+            live_png(LiveFigure(plot_line(**values, width=4.0)), values, frame, ratio=PIXEL_RATIO)
+        if "lib.layout" in png_info(expected):
+            expected = figure_png(plot_line(**values, width=4.0), values, size=frame["size"], bbox=frame["bbox"])
+        assert data == expected, values
     # distinct values give distinct pictures
     assert len({src for _, src in frames}) == len(frames)
     # the page shows the default frame as an ordinary image (no JavaScript needed)
     assert len(static) == 1 and static[0].format == "png"
     assert png_info(static[0].data)["lib.values"] == {"slope": 1.0, "label": "a"}
+
+
+def test_a_frame_the_default_layout_cannot_hold_is_laid_out_afresh(static):
+    """Drawn in the default's layout, the frame for slope 5000 would cut its wider tick
+    labels off at the image's edge (``lib.layout`` says so): the explorer lays it out
+    afresh in the same box instead, as ``figure_png`` exports any figure."""
+    slope = {"slope": widgets.FloatSlider(value=1.0, min=0, max=5000, description="slope")}
+    box = lw.interactive_figure(plot_line, slope, frames={"slope": [5000.0]})
+    (_, first), (_, wide) = ((v, __import__("base64").b64decode(src.split(",", 1)[1]))
+                             for v, src in frames_of(box._repr_html_()))
+    default = plot_line(1.0)
+    frame = first_frame(default, figure_png(default, {"slope": 1.0}))
+    cut = live_png(LiveFigure(plot_line(5000.0)), {"slope": 5000.0}, frame, ratio=PIXEL_RATIO)
+    assert any("cut off at the edge" in p for p in png_info(cut)["lib.layout"])  # the premise
+    assert "lib.layout" not in png_info(wide)
+    assert wide == figure_png(plot_line(5000.0), {"slope": 5000.0}, size=frame["size"], bbox=frame["bbox"])
+    assert _pixels(wide).shape == _pixels(first).shape
 
 
 def test_static_explorer_html_controls(static):
@@ -445,32 +471,50 @@ def _pixels(data):
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"), float)
 
 
+def _controls_for(plot, a, b):
+    """A dropdown per argument that ``a`` or ``b`` sets, over its value in each (the plot's
+    default where one leaves it out; arrays as tuples, which a dropdown can compare)."""
+    parameters = inspect.signature(plot).parameters
+    controls = {}
+    for name in dict.fromkeys([*a, *b]):
+        first, other = (tuple(v) if isinstance(v, np.ndarray) else v
+                        for v in (values[name] if name in values else parameters[name].default for values in (a, b)))
+        options = [("a", first)] + ([] if lw._equal(first, other) else [("b", other)])
+        controls[name] = widgets.Dropdown(options=options, value=first, description=name)
+    return controls
+
+
 @pytest.mark.parametrize("case", range(19))
-def test_static_frames_are_what_a_live_figure_draws(case):
-    """The website's frames (the static build's ``_draw``: the plot function called without a
-    live figure) are the pictures the plot function draws into a live figure of its own, as
-    a kernel does, exported the same way: the default frame and one other frame drawn at the
-    default's size and box. The reference is drawn here, with the matplotlib installed (it
-    replaced SHA-256 hashes recorded with matplotlib 3.11.2 and skipped under any other).
-    Both frames are readable as the website shows them (narrowed to the phone's column): no
-    text on another, no legend entry over the curves, points or bars (``lib.layout``)."""
+def test_static_frames_are_what_a_live_figure_draws(case, static):
+    """The website's frames (``interactive_figure`` in the static build) are the pictures a
+    reader's kernel draws for the same values: the default frame is a fresh drawing exported
+    as every figure is, and the other one a fresh drawing for its values in the default's size,
+    box and layout (what a kernel's redraw keeps), exported at 2x (laid out afresh in the box
+    where that layout would cut text off or overlap it). The kernel's own redraws
+    are the same code at 1x (``test_chapter_figures_update_in_place_as_a_fresh_drawing_would``).
+    Both frames are readable as the website shows them: no text on another, no legend entry
+    over the curves, points or bars, no text cut off at the image's edge (``lib.layout``)."""
     name, plot, fixed, a, b = _static_frame_cases()[case]
-    data, _ = lw._draw(plot, a, fixed)
-    info = png_info(data)
-    assert info.get("lib.layout") is None, (name, a, info["lib.layout"])
-    box = dict(size=info["lib.size_in"], bbox=info["lib.bbox_in"])
-    other, _ = lw._draw(plot, b, fixed, **box)
-    assert png_info(other).get("lib.layout") is None, (name, b, png_info(other)["lib.layout"])
-    for values, drawn, png in [(a, data, {}), (b, other, box)]:
-        live = _fresh(plot, values, fixed)
-        reference = figure_png(live.fig, {k: lw._plain(v) for k, v in values.items()}, **png)
-        one, two = _pixels(drawn), _pixels(reference)
-        assert one.shape == two.shape, name
-        assert np.mean(np.abs(one - two) > 40) < 0.002, f"{name}: the static frame differs from the live figure's"
-    # every frame has the default's pixels (the same box), and the comparison sees a change of values
-    default = _pixels(data)
-    assert default.shape == _pixels(other).shape, name
-    assert np.mean(np.abs(default - _pixels(other)) > 40) > 0.001, f"{name}: the comparison sees no change"
+    controls = _controls_for(plot, a, b)
+    box = lw.interactive_figure(plot, controls, frames={k: [c.options[-1][1]] for k, c in controls.items()}, **fixed)
+    a, b = ({k: c.options[i][1] for k, c in controls.items()} for i in (0, -1))
+    drawn = {json.dumps(values, sort_keys=True): data for values, data in box.frames}
+    shown, other = (drawn[json.dumps({k: lw._plain(v) for k, v in values.items()}, sort_keys=True)] for values in (a, b))
+    assert shown == static[0].data  # the page's image is the default frame
+    for values, data in [(a, shown), (b, other)]:
+        assert png_info(data).get("lib.layout") is None, (name, values, png_info(data)["lib.layout"])
+    # an independent drawing of each
+    first = _fresh(plot, a, fixed)
+    assert figure_png(first.fig, {k: lw._plain(v) for k, v in a.items()}) == shown
+    plain, frame = {k: lw._plain(v) for k, v in b.items()}, first_frame(first.fig, shown)
+    reference = live_png(_fresh(plot, b, fixed), plain, frame, ratio=PIXEL_RATIO)
+    if "lib.layout" in png_info(reference):  # the default's layout cannot hold b: laid out afresh in its box
+        reference = figure_png(_fresh(plot, b, fixed).fig, plain, size=frame["size"], bbox=frame["bbox"])
+    one, two = _pixels(other), _pixels(reference)
+    assert one.shape == two.shape == _pixels(shown).shape, name  # every frame in the default's box
+    assert np.mean(np.abs(one - two) > 40) < 0.002, f"{name}: the static frame differs from a fresh drawing"
+    # and the comparison sees a change of values
+    assert np.mean(np.abs(_pixels(shown) - one) > 40) > 0.001, f"{name}: the comparison sees no change"
 
 
 def test_every_frame_and_live_image_carries_its_description(static, monkeypatch):
