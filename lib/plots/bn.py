@@ -159,8 +159,8 @@ def _evidence_explorer_axes(live, same, n_samples):
     that is refused."""
     net, ev, first = same[0], dict(same[1]), dict(same[2])
     free = [n for n in net.names if n not in ev]
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1.1, 1]})
-    fig.subplots_adjust(left=0.01, right=0.97, bottom=0.15, top=0.84, wspace=0.3)
+    fig = new_figure((11, 4.2))  # laid out to hold its labels (a live redraw keeps that layout)
+    ax0, ax1 = fig.subplots(1, 2, width_ratios=[1.1, 1])
     try:
         exact = {n: float(net.query(n, ev)[net.state_code(n, first[n])]) for n in free}
         net.evidence_codes(ev)
@@ -192,7 +192,8 @@ def _evidence_explorer_axes(live, same, n_samples):
     ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free], fontsize=11)
     ax1.set_ylim(len(free) - 0.5, -0.5)
     ax1.set_xlim(_LOW, 3)
-    ax1.set_xlabel("posterior probability given the evidence (log scale)", fontsize=11)
+    # two lines: in one, the label is wider than the panel on a phone's column
+    ax1.set_xlabel("posterior probability given\nthe evidence (log scale)", fontsize=11)
     legend = ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
     label = next(t for t in legend.get_texts() if t.get_text().startswith("likelihood weighting"))
     live.start(fig, same, {"marks": marks, "label": label})

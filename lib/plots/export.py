@@ -145,7 +145,7 @@ def cut_to_box(pixels, box, facecolor):
 
 
 def box_in_figure(fig, box, dpi):
-    """Whether ``box`` (whole pixels at ``dpi``, :func:`pixel_box`) lies on the figure's own
+    """Whether ``box`` (whole pixels at ``dpi``, as ``pixel_box`` gives them) lies on the figure's own
     canvas, up to ``savefig.pad_inches`` around it: else something of the image was drawn
     outside the figure, which only ``savefig`` draws."""
     pad = matplotlib.rcParams["savefig.pad_inches"]
@@ -207,7 +207,7 @@ def layout_problems(fig, renderer, box=None):
     """What a reader cannot read in ``fig`` as last drawn with ``renderer``, one sentence
     each (``[]``: nothing): two texts on top of each other, a legend entry drawn over a
     line, a point or a bar of its axes (a framed legend: anything under its frame), and,
-    given the ``box`` the image is cut to (whole pixels, :func:`pixel_box`), a text that
+    given the ``box`` the image is cut to (whole pixels, as ``pixel_box`` gives them), a text that
     reaches past it (a frame drawn in another frame's box, where a longer label would be cut off). Tick
     labels outside their axis' view, or of axes turned off, are not drawn and not counted,
     nor are the tick labels of 3-D axes. Rotated text is measured by its bounding box: turn

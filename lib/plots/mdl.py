@@ -90,6 +90,6 @@ def plot_polynomial_mdl(n=30, noise=0.3, seed=0, degrees=tuple(range(8)), precis
     # under the panel: inside, the noisier settings leave no corner free of points
     legend_under(ax0, -0.2, fontsize=8)
     plot_description_lengths([str(d) for d in degrees], data, model, ax=ax1,
-                             title=f"MDL picks degree {best}, BIC picks degree {best_bic}")
+                             title=f"MDL picks degree {best},\nBIC picks degree {best_bic}")  # one line: wider than the panel
     ax1.set_xlabel("polynomial degree")
     return fig

@@ -151,8 +151,7 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None
     best = int(np.argmax(posterior))
     live = LiveFigure() if live is None else live
     if live.state_for(("text", model)) is None:  # the first draw: the axes
-        fig = new_figure((10, 4.6), layout=None)
-        fig.subplots_adjust(left=0.2, right=0.98, bottom=0.12, top=0.92, wspace=0.45)
+        fig = new_figure((10, 4.6))  # laid out to hold the group names (a live redraw keeps that layout)
         live.start(fig, ("text", model), fig.subplots(1, 2, width_ratios=[1.3, 1]))
     else:  # a live redraw: the same axes, drawn again
         clear_data(*live.state)
@@ -175,7 +174,7 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None
         right.set_yticks(np.arange(len(order)), [words[i] for i in order])
         right.set_ylim(-0.5, max(len(order), 3) - 0.5)
         right.axvline(0, color="black", linewidth=0.8)
-        right.set_xlabel("log-probability push toward the winner")
+        right.set_xlabel("log-probability push\ntoward the winner")  # one line is wider than the panel
     else:
         right.text(0.5, 0.5, "no word of the vocabulary:\nthe posterior is the prior",
                    ha="center", va="center", transform=right.transAxes)
