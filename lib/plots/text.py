@@ -181,7 +181,7 @@ def plot_text_posterior(sentence, model, n_words=10, class_names=None, live=None
         right.set_xticks([])
         right.set_yticks([])
         right.set_xlabel("")
-    right.set_title(f"words behind '{names[best]}'")
+    right.set_title("words behind the winner")  # the orange bar (a group's name is wider than the panel)
     if not words:  # the right axes lost its ticks: drawn afresh next time
         live.key = None
     return fig
