@@ -31,7 +31,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 from PIL import Image, PngImagePlugin
 
-__all__ = ["figure_png", "figure_image", "draw_box", "box_in_figure", "encode_png", "png_info", "layout_problems", "max_width_in", "MIN_FONT_PT",
+__all__ = ["figure_png", "figure_image", "draw_box", "box_in_figure", "smallest_font_pt", "encode_png", "png_info", "layout_problems", "max_width_in", "MIN_FONT_PT",
            "CSS_PX_PER_IN", "PIXEL_RATIO", "PHONE_COLUMN_PX"]
 
 #: Smallest text drawn in any figure (points).
@@ -55,8 +55,9 @@ def max_width_in(min_font_pt=MIN_FONT_PT):
     return PHONE_COLUMN_PX * min_font_pt / (72 * MIN_TEXT_CSS_PX)
 
 
-def _texts(fig):
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+def smallest_font_pt(fig):
+    """The size of the smallest text drawn in ``fig`` (points): ``lib.min_font_pt`` of its PNG."""
+    return min(t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip())
 
 
 def _fit_for_column(fig, size=None):
@@ -115,7 +116,7 @@ def figure_png(fig, values=None, *, fit=True, fast=False, size=None, bbox=None):
         image = image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)
     size = [round(float(v), 4) for v in fig.get_size_inches()]
     return encode_png(image, {"css_width": round(image.width / ratio), "pixel_ratio": ratio,
-                              "min_font_pt": min(t.get_fontsize() for t in _texts(fig)), "size_in": size,
+                              "min_font_pt": smallest_font_pt(fig), "size_in": size,
                               "bbox_in": [round(float(v), 4) for v in box], "values": values,
                               "layout": problems or None},
                       compress_level=1 if fast else 9)

@@ -352,10 +352,11 @@ def interactive_figure(plot, controls, *, frames=None, alt=None, **fixed):
         plt.close(live.fig)  # keep pyplot from showing the figure a second time
 
     draw(defaults)
+    shown = {k: _plain(v) for k, v in defaults.items()}  # the default values, as a PNG records them
     if static_build():
         # the default frame as every figure is exported; the others as a reader's kernel
         # redraws them (the default's size, box and layout), at the website's 2x
-        data, metadata = figure_image(live.fig, {k: _plain(v) for k, v in defaults.items()})
+        data, metadata = figure_image(live.fig, shown)
         display(Image(data=data, format="png", width=metadata["width"], metadata={"alt": describe(defaults)}))
         frame = first_frame(live.fig, data)
         live.freeze()
@@ -379,7 +380,7 @@ def interactive_figure(plot, controls, *, frames=None, alt=None, **fixed):
         return StaticExplorer(controls, axes, rendered, alts)
 
     live.alt = describe(defaults)
-    first = _PNG(*figure_image(live.fig, {k: _plain(v) for k, v in defaults.items()}, fast=True), defaults,
+    first = _PNG(*figure_image(live.fig, shown, fast=True), defaults,
                  alt=live.alt)
     if time.perf_counter() - start > SLOW_S:
         for control in controls.values():

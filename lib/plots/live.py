@@ -24,6 +24,7 @@ from .export import (
     layout_problems,
     pixel_box,
     png_info,
+    smallest_font_pt,
 )
 
 __all__ = ["LiveFigure", "live_png", "first_frame"]
@@ -176,7 +177,7 @@ def live_png(live, values, frame, ratio=1):
     image = PILImage.fromarray(out)
     if ratio > 1:
         image = image.quantize(256, method=PILImage.Quantize.FASTOCTREE)
-        info["min_font_pt"] = min(t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip())
+        info["min_font_pt"] = smallest_font_pt(fig)
     info.update({"size_in": [round(float(v), 4) for v in fig.get_size_inches()], "bbox_in": list(frame["bbox"]),
                  "values": values, "layout": (problems or None) if ratio > 1 else None})
     return encode_png(image, info, compress_level=1 if ratio == 1 else 9)
