@@ -17,6 +17,7 @@ from PIL import Image as PILImage
 from .export import (
     CSS_PX_PER_IN,
     MIN_FONT_PT,
+    SITE_COMPRESSION,
     box_in_figure,
     cut_to_box,
     draw_box,
@@ -180,7 +181,7 @@ def live_png(live, values, frame, ratio=1):
         info["min_font_pt"] = smallest_font_pt(fig)
     info.update({"size_in": [round(float(v), 4) for v in fig.get_size_inches()], "bbox_in": list(frame["bbox"]),
                  "values": values, "layout": (problems or None) if ratio > 1 else None})
-    return encode_png(image, info, compress_level=1 if ratio == 1 else 9)
+    return encode_png(image, info, compress_level=1 if ratio == 1 else SITE_COMPRESSION)
 
 
 def _same(a, b):

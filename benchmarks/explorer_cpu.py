@@ -6,8 +6,8 @@ wrapping ``lib.plots.interactive.interactive_figure``. To compare two versions, 
 per core, each with its own ``lib`` first on the path::
 
     git worktree add /tmp/old <commit>
-    PYTHONPATH=/tmp/old .venv/bin/python benchmarks/static_frames.py /tmp/old/chapters/0*.md &
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/static_frames.py chapters/0*.md; wait
+    PYTHONPATH=/tmp/old .venv/bin/python benchmarks/explorer_cpu.py /tmp/old/chapters/0*.md &
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/explorer_cpu.py chapters/0*.md; wait
 
 (results.md, round 15).
 """
