@@ -100,9 +100,14 @@ def plot_beta_update(a=2.0, b=2.0, heads=3, tails=1, live=None):
     for name, value, color, ls in marks:
         ax.axvline(value, ymax=1 / BETA_BAND, color=color, ls=ls, lw=1.2, label=f"{name} = {value:.3f}")
     top = min(1.1 * np.nanmax([prior.pdf(theta).max(), post.pdf(theta).max()]), 12)
-    ticks = MaxNLocator(nbins=5).tick_values(0, top)
+    # tick labels of at most three characters ("0.2", "2.5", "10"; no steps of 0.25) and the
+    # axis label at a fixed place left of them: a redraw for other values keeps the layout
+    # of the first drawing (the label does not move out of the image as the labels widen)
+    ticks = MaxNLocator(nbins=5, steps=[1, 2, 5, 10]).tick_values(0, top)
     ax.set(xlim=(0, 1), ylim=(0, BETA_BAND * top), yticks=ticks[ticks <= top], xlabel=r"$\theta$ = P(heads)",
            ylabel="density", title=f"{heads} heads, {tails} tails")
+    ax.yaxis.set_major_formatter("{x:g}")
+    ax.yaxis.set_label_coords(-0.09, 0.5)
     ax.legend(fontsize=8, frameon=False, loc="upper center", ncol=2, columnspacing=1.0)
     return fig
 

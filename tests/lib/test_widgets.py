@@ -159,6 +159,19 @@ def test_a_frame_the_default_layout_cannot_hold_is_laid_out_afresh(static):
     assert _pixels(wide).shape == _pixels(first).shape
 
 
+@pytest.mark.parametrize("values", [dict(a=0.5, b=10.0, heads=0, tails=1), dict(a=10.0, b=10.0, heads=30, tails=1),
+                                    dict(a=0.5, b=0.5, heads=10, tails=1)])
+def test_beta_update_frames_keep_the_default_layout(values):
+    """Chapter 2's explorer: frames whose densities reach 10 (wider tick labels) or run off
+    at 0 keep the default's layout, in the website's frames and in a reader's kernel alike
+    (the axis label stays in the image; no fresh layout needed)."""
+    from lib.plots.estimation import plot_beta_update
+    default = plot_beta_update()
+    frame = first_frame(default, figure_png(default, {}))
+    png = live_png(LiveFigure(plot_beta_update(**values)), values, frame, ratio=PIXEL_RATIO)
+    assert "lib.layout" not in png_info(png), png_info(png)["lib.layout"]
+
+
 def test_static_explorer_html_controls(static):
     box = lw.interactive_figure(plot_values, controls(), frames={"slope": [-2, 2]})
     text = box._repr_html_()
