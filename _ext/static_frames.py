@@ -30,7 +30,6 @@ import re
 import shutil
 from pathlib import Path
 
-from docutils import nodes
 from PIL import Image
 
 STATIC_ENV = "BAYES_COURSE_STATIC"  # the same name as lib.plots.interactive.STATIC_ENV
@@ -97,11 +96,11 @@ def _frames_to_files(text, folder, prefix):
 
 def _frames_out_of_doctree(app, doctree):
     prefix = "../" * app.env.docname.count("/")
-    for raw in list(doctree.findall(nodes.raw)):
+    for raw in doctree.findall(lambda node: node.tagname == "raw"):
         text = raw.astext()
         if 'data-src="data:' in text:
-            text = _frames_to_files(text, Path(app.doctreedir) / "frames", prefix)
-            raw.replace_self(nodes.raw(text, text, **raw.attributes))
+            raw.rawsource = text = _frames_to_files(text, Path(app.doctreedir) / "frames", prefix)
+            raw[0] = type(raw[0])(text)  # (docutils' Text: this module imports no Sphinx or docutils)
 
 
 def _move_frames(app, pagename, templatename, context, doctree):

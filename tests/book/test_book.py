@@ -183,3 +183,28 @@ def test_pre_execution_names_bad_arguments(tmp_path):
         ran = subprocess.run([sys.executable, str(ROOT / "tools" / "execute_book.py"), str(tmp_path), *args],
                              capture_output=True, text=True)
         assert ran.returncode == 2 and message in ran.stderr, ran.stderr
+
+
+def test_frames_leave_the_doctree_when_a_page_is_read(tmp_path):
+    """_ext/static_frames.py: an explorer frame (a ``data:`` URI in the page's raw HTML)
+    is written to ``<doctrees>/frames`` as the page is read, so the pickled doctree holds
+    its file name only; writing the page copies the frame beside the site's pages."""
+    import base64
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import static_frames
+    png = (ROOT / "logo.svg").read_bytes()  # any bytes: frames are named by their content
+    body = f'<span data-values="{{}}" data-src="data:image/png;base64,{base64.b64encode(png).decode()}"></span>'
+    app = SimpleNamespace(outdir=str(tmp_path / "out"), srcdir=str(tmp_path), doctreedir=str(tmp_path / "doctrees"),
+                          env=SimpleNamespace(docname="chapters/x", images={}))
+    doctree = nodes.section("", nodes.raw("", body, format="html"))
+    static_frames._frames_out_of_doctree(app, doctree)
+    [raw] = doctree.findall(nodes.raw)
+    src = re.search(r'data-src="([^"]+)"', raw.astext()).group(1)
+    assert src.startswith("../_images/frames/") and "base64" not in raw.rawsource and raw["format"] == "html"
+    assert (tmp_path / "doctrees" / "frames" / src.rsplit("/", 1)[1]).read_bytes() == png
+    context = {"body": raw.astext(), "script_files": []}
+    static_frames._move_frames(app, "chapters/x", "page.html", context, None)
+    assert context["body"] == raw.astext() and (tmp_path / "out" / src[3:]).read_bytes() == png

@@ -296,21 +296,6 @@ def test_static_frames_extension_moves_frames_and_sets_min_widths(tmp_path):
     static_frames._move_frames(app, "chapters/x", "page.html", context, None)
     src = re.search(r'data-src="([^"]+)"', context["body"]).group(1)
     assert src.startswith("../_images/frames/") and (tmp_path / "out" / src[3:]).read_bytes() == png
-    # as a book build does it: the frame leaves the page's doctree when the page is read (the
-    # pickled doctrees stay small), and is copied beside the page when it is written
-    from docutils import nodes
-    app.doctreedir, app.env.docname = str(tmp_path / "doctrees"), "chapters/x"
-    doctree = nodes.section("", nodes.raw("", body, format="html"))
-    static_frames._frames_out_of_doctree(app, doctree)
-    [raw] = doctree.findall(nodes.raw)
-    assert "base64" not in raw.astext() and raw["format"] == "html"
-    name = src.rsplit("/", 1)[1]
-    assert (tmp_path / "doctrees" / "frames" / name).read_bytes() == png
-    (tmp_path / "out" / src[3:]).unlink()
-    context = {"body": raw.astext(), "script_files": []}
-    static_frames._move_frames(app, "chapters/x", "page.html", context, None)
-    assert re.search(r'data-src="([^"]+)"', context["body"]).group(1) == src
-    assert (tmp_path / "out" / src[3:]).read_bytes() == png
     width = static_frames.min_css_width(tmp_path / "src" / "fig.png")
     info = png_info(png)
     assert width == pytest.approx(info["lib.css_width"] * 9 / (info["lib.min_font_pt"] * 4 / 3), abs=1)
