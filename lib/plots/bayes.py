@@ -6,6 +6,7 @@ The numbers come from :mod:`lib.bayes`; this module only draws them.
 """
 import numpy as np
 from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import offset_copy
 
 from lib._validation import check_scalar
 from lib.bayes import (
@@ -26,6 +27,7 @@ __all__ = ["plot_candy_posteriors", "plot_candy_experiment", "plot_gibbs_vs_baye
            "candy_posterior_table", "candy_bayes_table"]
 
 
+_LABEL_OFFSET_PT = 40  # the version space's colour bar label: this far right of the bar
 _BAG_COLOURS = ("#b2182b", "#ef8a62", "#999999", "#67a9cf", "#1a9850")
 
 
@@ -158,7 +160,10 @@ def _version_space_figure(live, same, x, y, grid, post, star, title):
                    frameon=False)
     image = ax_post.imshow(grid, origin="lower", cmap="viridis", vmin=0,
                            vmax=max(post.max(), 1e-12))
-    fig.colorbar(image, ax=ax_post, label="posterior $P(h \\mid D)$", shrink=0.9)
+    bar = fig.colorbar(image, ax=ax_post, label="posterior $P(h \\mid D)$", shrink=0.9)
+    # the label at a fixed distance right of the bar: tick labels that widen with other
+    # values ("0.08" at m = 3, "0.015" at m = 0) would push it out of the image
+    bar.ax.yaxis.set_label_coords(1, 0.5, offset_copy(bar.ax.transAxes, fig, x=_LABEL_OFFSET_PT, units="points"))
     star_line, = ax_post.plot(*star, "r*", ms=12)  # no point when the MAP is the empty concept
     ax_post.set(xlabel="last point inside the interval, b - 1",
                 ylabel="first point inside, a",

@@ -159,16 +159,26 @@ def test_a_frame_the_default_layout_cannot_hold_is_laid_out_afresh(static):
     assert _pixels(wide).shape == _pixels(first).shape
 
 
-@pytest.mark.parametrize("values", [dict(a=0.5, b=10.0, heads=0, tails=1), dict(a=10.0, b=10.0, heads=30, tails=1),
-                                    dict(a=0.5, b=0.5, heads=10, tails=1)])
-def test_beta_update_frames_keep_the_default_layout(values):
-    """Chapter 2's explorer: frames whose densities reach 10 (wider tick labels) or run off
-    at 0 keep the default's layout, in the website's frames and in a reader's kernel alike
-    (the axis label stays in the image; no fresh layout needed)."""
-    from lib.plots.estimation import plot_beta_update
-    default = plot_beta_update()
-    frame = first_frame(default, figure_png(default, {}))
-    png = live_png(LiveFigure(plot_beta_update(**values)), values, frame, ratio=PIXEL_RATIO)
+# (plot, the chapter's default values, other values)
+KEEP_LAYOUT = [("plot_beta_update", {}, dict(a=0.5, b=10.0, heads=0, tails=1)),
+               ("plot_beta_update", {}, dict(a=10.0, b=10.0, heads=30, tails=1)),
+               ("plot_beta_update", {}, dict(a=0.5, b=0.5, heads=10, tails=1)),
+               ("plot_version_space", dict(m=3), dict(m=0)), ("plot_version_space", dict(m=3), dict(m=1)),
+               ("plot_version_space", dict(m=3), dict(m=2, prior="short intervals"))]
+
+
+@pytest.mark.parametrize("name, default, values", KEEP_LAYOUT)
+def test_explorer_frames_keep_the_default_layout(name, default, values):
+    """Chapter 2's Beta-update and chapter 1's version-space explorers: frames whose tick
+    labels are wider than the default's (densities up to 10, posteriors of 0.015) keep the
+    default's layout, in the website's frames and in a reader's kernel alike: the axis and
+    colour-bar labels stay in the image, and no frame needs a fresh layout."""
+    import lib.plots.bayes
+    import lib.plots.estimation
+    plot = getattr(lib.plots.bayes, name, None) or getattr(lib.plots.estimation, name)
+    first = plot(**default)
+    frame = first_frame(first, figure_png(first, default))
+    png = live_png(LiveFigure(plot(**values)), values, frame, ratio=PIXEL_RATIO)
     assert "lib.layout" not in png_info(png), png_info(png)["lib.layout"]
 
 
