@@ -145,7 +145,7 @@ def plot_evidence_explorer(net, n_samples=1000, seed=0, first_state=None, live=N
     X, logw = forward_sample(net, n_samples, np.random.default_rng(seed), fixed=net.evidence_codes(ev))
     est, ess = _weighted_estimates(net, X, logw, free, first)
     live.state["marks"].set_xdata([max(est[n], _LOW) for n in free])
-    live.state["label"].set_text(f"likelihood weighting, n={n_samples} (ESS {ess:.0f})")
+    live.state["label"].set_text(f"likelihood weighting\nn={n_samples}, ESS {ess:.0f}")  # two lines: one ran past the image
     return live.fig
 
 
@@ -191,10 +191,13 @@ def _evidence_explorer_axes(live, same, n_samples):
     ax1.set_xscale("log")
     ax1.set_yticks(y, [f"P({n}={first[n]})" for n in free], fontsize=11)
     ax1.set_ylim(len(free) - 0.5, -0.5)
-    ax1.set_xlim(_LOW, 3)
+    # room right of a bar near 1 for its value ("0.988"); the decades ticked up to 1 only
+    ax1.set_xlim(_LOW, 20)
+    ax1.set_xticks([10.0**k for k in range(round(math.log10(_LOW)), 1)])
     # two lines: in one, the label is wider than the panel on a phone's column
     ax1.set_xlabel("posterior probability given\nthe evidence (log scale)", fontsize=11)
-    legend = ax1.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), fontsize=9, frameon=False)
+    # anchored at the panel's left: the estimates' entry grows to the right with n and the ESS
+    legend = ax1.legend(loc="lower left", bbox_to_anchor=(0, 1.01), fontsize=9, frameon=False)
     label = next(t for t in legend.get_texts() if t.get_text().startswith("likelihood weighting"))
     live.start(fig, same, {"marks": marks, "label": label})
     # what a live redraw of another sample size changes (the rest is kept as pixels)

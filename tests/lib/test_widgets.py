@@ -159,26 +159,41 @@ def test_a_frame_the_default_layout_cannot_hold_is_laid_out_afresh(static):
     assert _pixels(wide).shape == _pixels(first).shape
 
 
+def _earthquake():
+    """Chapter 6's burglary-earthquake network (its evidence explorer)."""
+    from lib.bn import BayesNet
+    tf = ["true", "false"]
+    return BayesNet([("Q", tf, [], [0.0001, 0.9999]), ("B", tf, [], [0.001, 0.999]),
+                     ("R", tf, ["Q"], [[0.999, 0.001], [0.0005, 0.9995]]),
+                     ("A", tf, ["Q", "B"], [[0.999, 0.001], [0.8, 0.2], [0.95, 0.05], [0.001, 0.999]]),
+                     ("C", tf, ["A"], [[0.9, 0.1], [0.01, 0.99]])])
+
+
 # (plot, the chapter's default values, other values)
 KEEP_LAYOUT = [("plot_beta_update", {}, dict(a=0.5, b=10.0, heads=0, tails=1)),
                ("plot_beta_update", {}, dict(a=10.0, b=10.0, heads=30, tails=1)),
                ("plot_beta_update", {}, dict(a=0.5, b=0.5, heads=10, tails=1)),
                ("plot_version_space", dict(m=3), dict(m=0)), ("plot_version_space", dict(m=3), dict(m=1)),
-               ("plot_version_space", dict(m=3), dict(m=2, prior="short intervals"))]
+               ("plot_version_space", dict(m=3), dict(m=2, prior="short intervals")),
+               ("plot_evidence_explorer", dict(C="true", n_samples=1000), dict(n_samples=20000)),
+               ("plot_evidence_explorer", dict(C="true", n_samples=1000), dict(A="true", C="true", R="true", n_samples=20000))]
 
 
 @pytest.mark.parametrize("name, default, values", KEEP_LAYOUT)
 def test_explorer_frames_keep_the_default_layout(name, default, values):
-    """Chapter 2's Beta-update and chapter 1's version-space explorers: frames whose tick
-    labels are wider than the default's (densities up to 10, posteriors of 0.015) keep the
-    default's layout, in the website's frames and in a reader's kernel alike: the axis and
-    colour-bar labels stay in the image, and no frame needs a fresh layout."""
+    """Chapter 2's Beta-update, chapter 1's version-space and chapter 6's evidence
+    explorers: frames whose text is wider than the default's (tick labels of densities up
+    to 10 or posteriors of 0.015, a value label next to a bar near 1, the estimate's legend
+    entry for 20,000 samples) keep the default's layout, in the website's frames and in a
+    reader's kernel alike: no text leaves the image, and no frame needs a fresh layout."""
     import lib.plots.bayes
+    import lib.plots.bn
     import lib.plots.estimation
-    plot = getattr(lib.plots.bayes, name, None) or getattr(lib.plots.estimation, name)
-    first = plot(**default)
+    plot = next(getattr(m, name) for m in (lib.plots.bayes, lib.plots.bn, lib.plots.estimation) if hasattr(m, name))
+    fixed = {"net": _earthquake(), "seed": 0} if name == "plot_evidence_explorer" else {}
+    first = plot(**default, **fixed)
     frame = first_frame(first, figure_png(first, default))
-    png = live_png(LiveFigure(plot(**values)), values, frame, ratio=PIXEL_RATIO)
+    png = live_png(LiveFigure(plot(**values, **fixed)), values, frame, ratio=PIXEL_RATIO)
     assert "lib.layout" not in png_info(png), png_info(png)["lib.layout"]
 
 
