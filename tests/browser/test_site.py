@@ -4,10 +4,12 @@ Screenshots of every chapter are saved under `_build/screenshots/`.
 """
 import html
 import html.parser
+import sys
+from collections import defaultdict
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import SITE, Recorder
+from conftest import ROOT, SITE, Recorder
 from site_checks import (
     BAD_MATHS,
     CHAPTERS,
@@ -23,6 +25,9 @@ from site_checks import (
     parse,
     typeset,
 )
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import lean_code  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # Chromium (make browser), not make unit
 
@@ -123,3 +128,47 @@ def test_search_finds_viterbi(open_page):
     page.wait_for_selector("#search-results li", timeout=20000)
     hrefs = page.locator("#search-results li a").evaluate_all("links => links.map(a => a.href)")
     assert any("08_hmm" in h for h in hrefs), hrefs
+
+
+# what a token's text looks like: the properties any stylesheet may set on it
+LOOK = """() => [...document.querySelectorAll('#lean-check span')].map(e => {
+  const s = getComputedStyle(e);
+  return [e.className, ['color', 'font-style', 'font-weight', 'background-color', 'text-decoration-line',
+                        'user-select', 'font-size', 'font-family'].map(p => s.getPropertyValue(p)).join('|')];
+})"""
+
+
+def test_code_tokens_merged_look_alike_under_every_stylesheet(browser, site_url):
+    """_ext/lean_code.py merges the tokens of a code block whose classes look the same in
+    pygments.css, and leaves unwrapped those that look like the block's own text: on a
+    page of the site, in light and in dark mode, one span of every class of pygments.css
+    (and the block's own text, as a span without a class) drawn alike within each of those groups. And the
+    built pages are merged: no span of a class that looks like the block's own text."""
+    css = SITE / "_static" / "pygments.css"
+    others = [p for p in (SITE / "_static").rglob("*.css") if p != css]
+    found = lean_code.looks(css.read_text(encoding="utf-8"), lean_code.styled_in_code_blocks(others))
+    groups = defaultdict(set)
+    for cls, look in found.items():
+        groups[look].add(cls)
+    assert len(groups[found[""]]) > 1 and any(len(g) > 1 for look, g in groups.items() if look != found[""])
+    path = PAGES[-1]
+    spans = "".join(f'<span class="{cls}">x</span>' for cls in found)
+    body = (SITE / path).read_text(encoding="utf-8").replace(
+        "</main>", f'<div id="lean-check"><div class="highlight"><pre>{spans}</pre></div></div></main>', 1)
+    context = browser.new_context()
+    try:
+        page = Recorder(site_url).attach(context.new_page())
+        page.route(f"{site_url}/{path}", lambda route: route.fulfill(body=body, content_type="text/html"))
+        page.goto(f"{site_url}/{path}", wait_until="networkidle", timeout=90_000)
+        for mode in lean_code.MODES:
+            page.emulate_media(color_scheme=mode)
+            page.wait_for_function("mode => document.documentElement.dataset.theme === mode", arg=mode)
+            drawn = dict(page.evaluate(LOOK))
+            for group in groups.values():
+                assert len({drawn[cls] for cls in group}) == 1, f"{mode} mode: {({c: drawn[c] for c in group})}"
+    finally:
+        context.close()
+    plain = sorted(groups[found[""]] - {""})
+    for chapter in CHAPTERS:
+        text = (SITE / "chapters" / f"{chapter}.html").read_text(encoding="utf-8")
+        assert "<span class=\"k\">" in text and not [c for c in plain if f'<span class="{c}">' in text], chapter
