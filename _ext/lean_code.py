@@ -113,16 +113,24 @@ def lean_page(text, found):
     return BLOCK.sub(one, text)
 
 
+def site_looks(site):
+    """:func:`looks` of a built site (its folder): from its ``_static/pygments.css``, with
+    the classes its other stylesheets style in code blocks kept apart; ``None`` when it
+    has no pygments.css."""
+    pygments_css = Path(site) / "_static" / "pygments.css"
+    if not pygments_css.is_file():
+        return None
+    others = [p for p in pygments_css.parent.rglob("*.css") if p != pygments_css]
+    return looks(pygments_css.read_text(encoding="utf-8"), styled_in_code_blocks(others))
+
+
 def _lean_pages(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    out = Path(app.outdir)
-    pygments_css = out / "_static" / "pygments.css"
-    if not pygments_css.is_file():
+    found = site_looks(app.outdir)
+    if found is None:
         return
-    others = [p for p in (out / "_static").rglob("*.css") if p != pygments_css]
-    found = looks(pygments_css.read_text(encoding="utf-8"), styled_in_code_blocks(others))
-    for page in out.rglob("*.html"):
+    for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         lean = lean_page(text, found)
         if lean != text:

@@ -144,9 +144,7 @@ def test_code_tokens_merged_look_alike_under_every_stylesheet(browser, site_url)
     page of the site, in light and in dark mode, one span of every class of pygments.css
     (and the block's own text, as a span without a class) drawn alike within each of those groups. And the
     built pages are merged: no span of a class that looks like the block's own text."""
-    css = SITE / "_static" / "pygments.css"
-    others = [p for p in (SITE / "_static").rglob("*.css") if p != css]
-    found = lean_code.looks(css.read_text(encoding="utf-8"), lean_code.styled_in_code_blocks(others))
+    found = lean_code.site_looks(SITE)
     groups = defaultdict(set)
     for cls, look in found.items():
         groups[look].add(cls)
